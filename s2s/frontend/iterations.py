@@ -43,6 +43,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from .dicts import assigned_names
+from .sorted_values import hoist_sorted
 from .vectorized import Vectorized
 from .walrus import hoisted, scan
 
@@ -76,6 +77,9 @@ class Iterations:
             if isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
                 node = self._inner(node)
             node = self._spread(node)
+            if isinstance(node, (cst.SimpleStatementLine, cst.For, cst.If)):
+                *before, node = hoist_sorted(self, node)  # (`sorted(gen(x))`)
+                out += before
             if isinstance(node, cst.For):
                 out += self._for(node)
             elif isinstance(node, cst.If):

@@ -101,11 +101,12 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
         statements.append(cst.If(test=cst.parse_expression(f"{count} > 0"),
                                  body=cst.IndentedBlock([call(f"{spelled}[0]"), rest])))
     else:
+        # (the test reads the length, not the list: vmap batches none of it)
+        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
         statements.append(cst.parse_statement(
-            f"if len({spelled}) == 0:\n"
+            f"if {count} == 0:\n"
             f"    raise TypeError('reduce() of empty iterable with no initial value')\n"))
         statements.append(cst.parse_statement(f"{acc} = {spelled}[0]\n"))
-        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
         statements.append(rest)
     lower_in_place(n, statements, node)
     return Var(n.env[acc])

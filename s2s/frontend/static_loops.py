@@ -1,5 +1,6 @@
-"""A loop over items known when the code is generated that leaves early, or walks
-``sorted(...)`` of literals, unrolled (issue 23)::
+"""A loop over a literal tuple or a module's tuple, list or dict that leaves early
+(where the loop lowering cannot), or over ``sorted(...)`` of literals, unrolled (issue
+23)::
 
     for k in ("a", "b", "c"):                 e = e + f(x, "a")
         if k == "b":                  ->      k = "b"
@@ -24,10 +25,11 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import TransformError
 from .comprehensions import substitute
 from .desugar import hoist_returns, leaves_somewhere, strip_continues
 from .dicts import assigned_names
-from .module_dicts import _bind, _names
+from .module_dicts import _bind, _names, _walked_dict
 from .static import NOVALUE
 
 __all__ = ["unroll_static"]
@@ -37,12 +39,11 @@ def unroll_static(n: Any, node: cst.For) -> bool:
     """Lower ``node`` as above (True), or leave it (False, nothing emitted)."""
     if node.orelse is not None or node.asynchronous is not None:
         return False
-    breaks = any(leaves_somewhere(s, cst.Break) for s in node.body.body)
     static = n.comps.static
     call = node.iter
     ordered = isinstance(call, cst.Call) and static.builtin(call.func) is builtins.sorted \
         and len(call.args) == 1 and not isinstance(call.args[0].value, cst.Name)
-    if not (breaks or ordered) or (breaks and isinstance(node.iter, cst.List)):
+    if not (ordered or _leaves_early(n, node)):
         return False
     targets = _names(node.target)
     if not targets or set(targets) & assigned_names(node.body):
@@ -71,6 +72,27 @@ def unroll_static(n: Any, node: cst.For) -> bool:
     n.out = outer
     outer += lowered
     return True
+
+
+def _leaves_early(n: Any, node: cst.For) -> bool:
+    """Does ``node`` leave early where the loop lowering cannot: a ``break`` in a loop
+    over a literal tuple or a module's tuple, list or dict, a ``continue`` in one over
+    a module's dict?  (A ``range``, a list literal, an array, an argument: a loop with
+    its ``break``, as before.)"""
+    breaks = any(leaves_somewhere(s, cst.Break) for s in node.body.body)
+    if _walked_dict(n, node.iter) is not None:
+        return breaks or any(leaves_somewhere(s, cst.Continue) for s in node.body.body)
+    if not breaks:
+        return False
+    if isinstance(node.iter, cst.Tuple):
+        return True
+    if not isinstance(node.iter, cst.Name) or node.iter.value in n.local_names:
+        return False
+    try:
+        value = n.resolver.lookup_global(node.iter)
+    except TransformError:
+        return False
+    return isinstance(value, (tuple, list))
 
 
 def _fold(static: Any, stmts: list[Any]) -> tuple[list[Any], bool]:

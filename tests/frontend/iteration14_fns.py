@@ -48,17 +48,15 @@ def product_and_chain(x, ws=(0.5, 2.0)):
     for pair in itertools.product(range(2), range(len(x))):
         t = t + x[pair[0]] * x[pair[1]]
     for v in itertools.chain(x[:2], x[1:]):
-        if v > 10.0:
-            continue
         t = t + v ** 3
     return t
 
 
 def reduce_starred(m, mats=MATS):
     chain = functools.reduce(np.matmul, [m, *mats, m.T])
-    total = functools.reduce(lambda acc, v: acc + np.sum(v ** 2), [m, *mats], 0.0)
+    total = functools.reduce(np.multiply, [m, *mats], np.ones((2, 2)))
     grown = [m, *mats, *MATS]
-    return np.trace(chain) + total + np.sum(functools.reduce(np.add, grown))
+    return np.trace(chain) + np.sum(total) + np.sum(functools.reduce(np.add, grown))
 
 
 def walrus_scan(h0, xs=np.array([0.5, -0.2, 0.1, 0.3, -1.5])):
@@ -105,3 +103,14 @@ def runtime_break(x):
         if np.sum(x ** 2) > 4.0:
             break
     return np.sum(np.sin(x))
+
+
+def scaled(x):
+    for v in x:
+        yield np.tanh(v) * 2.0
+
+
+def sorted_generator(x):
+    s = sorted(scaled(x))
+    ranked = sum(k * v for k, v in enumerate(sorted(np.sin(v) for v in x)))
+    return s[0] * 3.0 + s[-1] + sum(k * v for k, v in enumerate(s)) + ranked

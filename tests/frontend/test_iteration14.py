@@ -39,7 +39,17 @@ CASES = {
     "module_dict_break": ((X,), {"one": np.array([0.3])}),
     "runtime_break": ((X,), {"big": np.array([3.0, 1.0, 0.0, 0.5]),
                              "one": np.array([0.3])}),
+    # (no NaN: NumPy's sort puts it last, Python's order around it depends on where
+    # it stands; sorted_values.py)
+    "sorted_generator": ((X,), {"ties": np.array([0.2, 0.2, -0.1, 0.2]),
+                                "one": np.array([0.3])}),
 }
+# a `break` on a batched value: JAX's vmap refuses it too (a Python `if` on a tracer);
+# s2s's vmap of grad refuses the path-bound name the unrolled loop leaves, located.
+# sorted() of batched values: JAX's vmap and jit refuse the comparisons; s2s's vmap
+# refuses the per-example order's reads (located), also of one item, which JAX's
+# vmap runs (no comparison), so "refused"
+EXPECTED = {"runtime_break": "both refuse", "sorted_generator": "refused"}
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "jacfwd",
                            "hessian", "jit", "jit_jax_once", "special", "warm_special",
                            "vmap_special", "alias"), tol64=(1e-6, 1e-8))
@@ -210,13 +220,24 @@ def test_a_literal_plus_a_tuple_default_is_refused_located() -> None:
     close(s2s.grad(tuple_plus_default)(x, MATS2), MATS2[0])  # (passed: concatenated)
 
 
-def test_sorted_values_in_a_loop_are_refused_located() -> None:
+def sorted_rows(x):
+    t = 0.0
+    for k, v in enumerate(sorted(x)):
+        t = t + k * v
+    return t
+
+
+def test_sorted_values_follow_pythons_order() -> None:
     """``enumerate(sorted(gen(x)))`` walked the values unsorted (grad ``[0, 2, 4]``
-    where Python's sorted order gives ``[2, 0, 4]``)."""
+    where Python's order gives ``[2, 0, 4]``): it is now the stable sort's order
+    (s2s/frontend/sorted_values.py), and ``sorted(x)`` of an array walked by a loop,
+    which it does not rewrite, is refused, located."""
+    x = np.array([0.3, -0.7, 0.45])
+    close(s2s.grad(enumerate_sorted_generator)(x), [2.0, 0.0, 4.0])
     with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(enumerate_sorted_generator)(np.array([0.3, -0.7, 0.45]))
+        s2s.grad(sorted_rows)(x)
     assert "sorted() of a list, an array or a generator" in str(info.value)
-    assert "enumerate(sorted(gen(x)))" in str(info.value)
+    assert "for k, v in enumerate(sorted(x))" in str(info.value)
 
 
 @pytest.mark.slow  # (the default tier's budget: many transforms)
@@ -248,4 +269,7 @@ def test_against_jax(name, dtype) -> None:
     grad on NumPy and on JAX, grad at special inputs (size 0 and 1, NaN, ties), also
     after ten ordinary calls, and the caller writing into a result: all ok."""
     label, verdicts = H.classify(PROBE, name, H.twin(F), dtype)
-    assert label == "ok", verdicts
+    assert label == EXPECTED.get(name, "ok"), verdicts
+    if label != "ok":  # (only where a `break` or an order is batched or traced)
+        assert {k for k, v in verdicts.items() if v[0] != "ok"} <= {
+            "vmap_grad", "jit_jax", *(f"vmap_special:{s}" for s in CASES[name][1])}, verdicts
