@@ -23,6 +23,7 @@ from .fnlists import unroll_appending
 from .generator_reads import rest
 from .module_dicts import unroll_module_dict
 from .objects import iterated_object
+from .static_loops import unroll_static
 from .windows import as_islice, as_zip, sliding_window
 
 
@@ -438,7 +439,8 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     (module_dicts.py, first: the others read the dict as a value), ``fs.append(lambda
     ...)``, ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
     parts[0]`` (windows.py)."""
-    return unroll_module_dict(n, node) or unroll_appending(n, node) or containers(
+    return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
+        n, node) or containers(
         n).unroll(node) or n.dicts.unroll(node) or sliding_window(n, node)
 
 

@@ -55,6 +55,7 @@ from .expressions import (
 )
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
+from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
 from .pyvalues import PythonValues
@@ -77,7 +78,6 @@ from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
 from .super_calls import class_function
-from .vectorized import Vectorized
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
 _FUNCTIONS: LRU[Any, Function] = LRU(256)
@@ -334,7 +334,7 @@ class Normalizer:
             if result_name in self.fn.__code__.co_names or result_name in self.local_names \
                     or hasattr(self.fn, "__s2s_adapts__"):  # (an adapter calls its name)
                 result_name = "out"
-            body_nodes = Vectorized(self).body(list(node.body.body))  # (np.vectorize)
+            body_nodes = desugared_body(self, list(node.body.body))  # (np.vectorize...)
         self.result_name = self.names.fresh(result_name)
         try:
             if isinstance(node, cst.Lambda):

@@ -76,7 +76,11 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
         name = n.comps.loop_name("items")
         statements.append(_assign(name, seq))
         seq = cst.Name(name)
-    acc, k = n.comps.loop_name("acc", target), n.comps.loop_name("k")
+    # (not the assignment's own name: its first version, the first item, and the
+    # result the statement binds to it would be two values of one name, whose
+    # cotangents the reverse sweep then adds: trace(reduce(matmul, [m, ...])) had
+    # an extra identity in its gradient)
+    acc, k = n.comps.loop_name("acc"), n.comps.loop_name("k")
     count = n.comps.loop_name("n")
     spelled = cst.Module([]).code_for_node(seq)
 
@@ -97,11 +101,12 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
         statements.append(cst.If(test=cst.parse_expression(f"{count} > 0"),
                                  body=cst.IndentedBlock([call(f"{spelled}[0]"), rest])))
     else:
+        # (the test reads the length, not the list: vmap batches none of it)
+        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
         statements.append(cst.parse_statement(
-            f"if len({spelled}) == 0:\n"
+            f"if {count} == 0:\n"
             f"    raise TypeError('reduce() of empty iterable with no initial value')\n"))
         statements.append(cst.parse_statement(f"{acc} = {spelled}[0]\n"))
-        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
         statements.append(rest)
     lower_in_place(n, statements, node)
     return Var(n.env[acc])

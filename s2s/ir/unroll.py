@@ -78,6 +78,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     trees.update({p: kind_of(fn.defaults[p]) for p, k in zip(fn.params, arg_kinds)
                   if k == LEAF and isinstance(fn.defaults.get(p), dict)})
     if not trees and not any(_per_call(s) for s in walk(fn.body)):
+        _sorted_values(fn.body)
         return fn
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
@@ -85,6 +86,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
     u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
+    _sorted_values(body)
     body = _empty_sums(u, _settled_widths(u, body))
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
@@ -677,6 +679,19 @@ def _empty_sums(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
         return out
 
     return rewrite(stmts)
+
+
+def _sorted_values(body: list[Stmt]) -> None:
+    """``for v in sorted(xs)`` of a list or an array (not a dict, whose keys the loop
+    walks in sorted order once unrolled): the loop reads ``xs[k]``, unsorted; Python
+    compares the values.  Refused, located (it was a wrong derivative)."""
+    left = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "getitem"
+                 and s.params.get("order") is not None), None)
+    if left is not None:
+        raise TransformError(
+            "sorted() of a list, an array or a generator's values in a loop would "
+            "compare its values in Python", left.loc, "sort an array with np.sort "
+            "(`for v in np.sort(np.stack(values))`); sorted(d) walks a dict's keys")
 
 
 def _per_call(s: Any) -> bool:

@@ -55,6 +55,9 @@ def lists_as_arrays(fn: Function, arg_kinds: tuple, arrays: tuple[int, ...] = ()
         return fn
     pass_ = _Convert(fn, trees)
     pass_.arrays.update(p for p in fn.params if p not in trees)
+    # (a parameter left at a tuple or list default: its kind a leaf, as a passed array's)
+    pass_.defaulted = {p for p, k in zip(fn.params, arg_kinds) if k == LEAF and isinstance(
+        fn.defaults.get(p), (tuple, list))}
     pass_.not_ints.update(p for i, p in enumerate(fn.params) if i in arrays)
     body = pass_.block(fn.body)
     if not pass_.changed:
@@ -69,6 +72,8 @@ class _Convert:
         self.changed = False
         self.literals: dict[str, tuple[type, tuple]] = {}  # unchanged literals' items
         self.aliases = fn.aliases
+        self.defaults = fn.defaults
+        self.defaulted: set[str] = set()  # parameters left at a tuple or list default
         # names known to hold arrays: leaf arguments, results of NumPy's computations
         self.arrays: set[str] = set()
         # names that are never Python ints: the arguments the transform makes arrays
@@ -109,6 +114,17 @@ class _Convert:
         elif s.prim in ("make_list", "make_tuple") and self.aliases.get(
                 s.target, s.target) not in self.changed_roots:
             self.literals[s.target] = (list if s.prim == "make_list" else tuple, s.args)
+        if s.prim == "add" and any(isinstance(b, Var) and b.name in self.defaulted
+                                   for b in s.args) and all(
+                isinstance(b, Var) and (b.name in self.literals or b.name in self.defaulted)
+                for b in s.args):
+            name = next(b.name for b in s.args if b.name in self.defaulted)
+            raise TransformError(
+                f"`+` of a tuple or list and `{name}`, a parameter left at its default (a "
+                f"{type(self.defaults[name]).__name__}): s2s cannot tell here whether a "
+                "call gives it a sequence (Python's concatenation) or an array (NumPy's "
+                "addition)", s.loc, f"spread it in a list (`[x, *{name}]`), or pass "
+                f"`{name}` in the call")
         if s.prim in ("add", "multiply"):
             joined = self.arithmetic(s)
             if joined is not None:

@@ -134,5 +134,8 @@ def test_what_stays_refused_is_located() -> None:
 
     message = _refused(as_a_value)
     assert "holds functions" in message and "np.stack(fs)" in message
-    assert "test_function_containers.py" in _refused(breaks)
     assert "has no item 2" in _refused(missing)
+    # (a `break` on a test known once the item is in place: unrolled and stopped
+    # there since iter14, s2s/frontend/static_loops.py; refused before)
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(s2s.grad(breaks)(x), 1.0 - np.tanh(x) ** 2)

@@ -141,12 +141,19 @@ def test_a_value_changed_in_place_does_not_generate_again(monkeypatch) -> None:
 
 @pytest.mark.parametrize("name, words", [
     ("object_keys", "indexed with a constant key"),
-    ("leaves_early", "leaves early"),
 ])
 def test_what_is_not_unrolled_is_refused_at_the_users_line(name, words) -> None:
-    """Keys with no literal (an internal ParserSyntaxError before) and a loop that
-    leaves early: a located refusal."""
+    """Keys with no literal (an internal ParserSyntaxError before): a located
+    refusal.  (A loop that leaves early, refused here before, is unrolled since
+    iter14: ``test_a_loop_that_leaves_early_stops_at_its_key``.)"""
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(getattr(F, name))(X)
     text = str(info.value)
     assert words in text and "module_dict_fns.py" in text and "<s2s" not in text
+
+
+def test_a_loop_that_leaves_early_stops_at_its_key() -> None:
+    """``for k, w in WEIGHTS.items(): if k == "b": break`` (s2s/frontend/static_loops.py):
+    the keys before ``"b"``, against central differences."""
+    np.testing.assert_allclose(s2s.grad(F.leaves_early)(X), _central(F.leaves_early, X),
+                               rtol=1e-7, atol=1e-8)

@@ -66,12 +66,6 @@ EXPECTED: dict[str, str] = {
     # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
     # "`|` of a dict and a value that is not a dict in this call"
     "train_step_returns_dict": "ok",
-    # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip(...)`
-    # is supported as what a `for` loop or a comprehension walks" (was "`zip` is a class")
-    "enumerate_zip_nested_unpack": "refused",
-    "reversed_list_layers": "refused",
-    # `hs = [(h := np.tanh(0.8 * h + v)) for v in xs]`: "`:=` is not supported"
-    "walrus_comprehension_scan": "refused",
     # `case {"kind": "l2", "weight": lam}:` (a mapping pattern; only literal cases are
     # rewritten): "a `match` is supported where each case is a literal, ... a capture,
     # sequence, mapping or class pattern is not" (was "`Match` statements are not supported")
@@ -79,15 +73,13 @@ EXPECTED: dict[str, str] = {
     # `tag = f"{rows}x{cols}"` of `x.shape`, compared: "an f-string of values known
     # only when the function runs is a string, which has no derivative"
     "shape_fstring_checks": "refused",
-    # `for i, j in itertools.combinations(range(len(x)), 2)`: "s2s cannot build
-    # `itertools.combinations` inside the function: it defines `__new__`"
-    "itertools_combinations_pairs": "refused",
-    # `functools.reduce(np.matmul, [m, *mats, m.T])`: "starred elements are supported
-    # over shapes and ints only"
-    "functools_reduce_matmul": "refused",
     # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
     # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
     "math_fsum_terms": "both refuse",
+    # (ok since iter14, s2s/frontend/iterations.py, static_loops.py, starred_lists.py:
+    # enumerate_zip_nested_unpack, reversed_list_layers, walrus_comprehension_scan,
+    # itertools_combinations_pairs, functools_reduce_matmul; they were refused at
+    # `zip(...)` inside a zip or `sorted`, `:=`, `itertools.combinations`, `*mats`)
     # (fixed by this probe, ok now: super_init_property's jit of grad on JAX, the zero
     # cotangent emitted code makes for the string field of `super().__init__(w,
     # name="scaled")`, `np.zeros_like(self["name"])`, raised JAX's "TypeError: data type
