@@ -234,7 +234,6 @@ class Jitted(NotebookDisplay):
         self._compilations = 0
         self._source: str | None = None
         self._dict_out = False  # (JAX: whether a trace has returned a dict: jax_order)
-        self._flat_keyed = True  # (JAX: every trace's result one Keyed of leaves)
         if shard_batch and not self.backend.jits:
             raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
                              "backend='jax', shard_batch=True)")

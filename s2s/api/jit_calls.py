@@ -41,6 +41,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
 
     from ..backends import jax_control, jax_numpy, jax_order
 
+    self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
+
     def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
