@@ -41,9 +41,13 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
 
     from ..backends import jax_control, jax_numpy, jax_order
 
+    self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
+
     def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
-        if bare and jax_order.unkeyed_dict(args, kwargs, self.static_argnums,
-                                           self.static_argnames):
+        if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
+            # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
+            # unlooked at, by keyed_call's shallow form, which then stops: its caller's
+            # order would be lost)
             raise jax_order.Unkeyed
         args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
             args, kwargs, self.static_argnums, self.static_argnames)
@@ -64,6 +68,10 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         else:  # (the dicts it returns keep their order too)
             out = jax_order.keyed_results(out)
             self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
+            # (whether every result so far is one Keyed of leaves: a call then makes it
+            # a dict without looking at its values; False once any is not, for good)
+            self._flat_keyed = self._flat_keyed and type(out) is jax_order.Keyed and \
+                jax.tree_util.all_leaves(out[1])
         if self.shard_batch:
             out = constrained(self, out)
         self._compilations += 1  # a trace that got this far is compiled
@@ -133,7 +141,8 @@ def keyed_call(self: Jitted) -> Callable:
     counted, order, nums, names = (self._counted, self._order, self.static_argnums,
                                    self.static_argnames)
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
-    flat = leaf.issuperset
+    flat, unkeyed = leaf.issuperset, order.Unkeyed
+    shallow = [not nums]  # (dicts made Keyed without a look at their values: below)
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
         args, kwargs = order.keyed_args(args, kwargs, nums, names)
@@ -155,14 +164,20 @@ def keyed_call(self: Jitted) -> Callable:
                 for a in args:
                     if type(a) in leaf:
                         given.append(a)
-                    elif type(a) is dict and flat(map(type, a.values())):
+                    elif type(a) is dict and (shallow[0] or flat(map(type, a.values()))):
                         given.append(Keyed((tuple(a), tuple(a.values()))))
                     else:
                         given.append(keyed(a))
-                out = counted(*given)
+                try:
+                    out = counted(*given)
+                except unkeyed:  # (a dict among a shallow Keyed's values)
+                    shallow[0] = False
+                    self._calls -= 1  # (counted again where it runs now)
+                    _drop_entries(self._jitted)
+                    return _call_keyed(*args)
                 if not self._dict_out:
                     return out
-                if type(out) is Keyed and flat(map(type, out[1])):
+                if self._flat_keyed:  # (every trace's result one Keyed of leaves)
                     return dict(zip(*out))
                 return plain(out)
         return keyed_kwargs_call(*args, **kwargs)
@@ -224,7 +239,8 @@ def vmapped_call(self: Jitted) -> Callable:
     fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
-    flat = leaf.issuperset
+    flat, unkeyed = leaf.issuperset, order.Unkeyed
+    shallow = [True]  # (as keyed_call's)
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain_ir:
@@ -237,7 +253,7 @@ def vmapped_call(self: Jitted) -> Callable:
                     for b in args:
                         if type(b) in leaf:
                             given.append(b)
-                        elif type(b) is dict and flat(map(type, b.values())):
+                        elif type(b) is dict and (shallow[0] or flat(map(type, b.values()))):
                             given.append(Keyed((tuple(b), tuple(b.values()))))
                         else:
                             given.append(keyed(b))
@@ -246,10 +262,14 @@ def vmapped_call(self: Jitted) -> Callable:
                 out = counted(*given)
             except need:  # (counted as a call: the slow path counts it again)
                 self._calls -= 1
+            except unkeyed:  # (a dict among a shallow Keyed's values: as keyed_call)
+                shallow[0] = False
+                self._calls -= 1
+                _drop_entries(self._jitted)
             else:
                 if not self._dict_out:
                     return out
-                if type(out) is Keyed and flat(map(type, out[1])):
+                if self._flat_keyed:  # (every trace's result one Keyed of leaves)
                     return dict(zip(*out))
                 return plain(out)
         return slow(*args, **kwargs)
