@@ -50,6 +50,11 @@ EXPECTED: dict[str, str] = {
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
+    # value_and_grad's value and jvp's tangent float64 where JAX's are float32: NumPy's
+    # own function promotes (`np.sum(...) * np.arange(n)`, `np.sum(x) * np.argmax(x)`:
+    # float32 times int64 is float64 in NumPy, float32 in JAX); gradients float32 alike
+    "standardize_rows": "dtype",
+    "argmax_pick": "dtype",
 }
 
 
@@ -212,3 +217,71 @@ def test_vmap_of_grad_through_a_module_flag_branch() -> None:
                 rtol=1e-6, atol=1e-8)
     finally:
         _reset()
+
+
+MODE = "l2"
+K = 3
+
+
+def mode_branch(x):
+    if MODE == "l2":
+        return np.sum(x ** 2)
+    elif MODE == "l1":
+        return np.sum(np.abs(x))
+    return np.sum(np.cosh(x))
+
+
+def _helper(x):
+    if MODE == "l2":
+        return x ** 2
+    return np.abs(x) * 3.0
+
+
+def mode_in_callee(x):
+    return np.sum(_helper(x) * np.cos(x))
+
+
+def k_slices(x):
+    return np.sum(x[:K] ** 2) + np.sum(np.cos(x[K:]))
+
+
+def _fd_jacobian_row(f, x):
+    return H.fd_grad(f, (x,), 1e-6)
+
+
+def test_jacrev_reads_a_module_string_at_each_call() -> None:
+    """``if MODE == "l2": ...`` with the module string ``MODE`` changed between calls:
+    jacrev (the vmap of the VJP's emitted code, which spells the test ``MODE ==
+    "l2"``) decided the test as a dict key's when its code was made and gave the old
+    branch's Jacobian (``2x`` where ``sign(x)`` is the function's, the object made
+    after the change too, the VJP's code being shared), and the hessian of a callee's
+    such test a wrong row.  Against central differences of the function at each call."""
+    global MODE
+    x = np.array([0.3, -0.7, 0.45])
+    j, h = s2s.jacrev(mode_branch), s2s.hessian(mode_in_callee)
+    try:
+        for MODE in ("l2", "l1", "cosh", "l1", "l2"):
+            np.testing.assert_allclose(j(x), _fd_jacobian_row(mode_branch, x),
+                                       rtol=1e-6, atol=1e-8, err_msg=MODE)
+            e = np.array([1e-4, 0.0, 0.0])
+            row = (_fd_jacobian_row(mode_in_callee, x + e)
+                   - _fd_jacobian_row(mode_in_callee, x - e)) / 2e-4
+            np.testing.assert_allclose(h(x)[0], row, rtol=1e-4, atol=1e-4, err_msg=MODE)
+    finally:
+        MODE = "l2"
+
+
+def test_jacrev_reads_a_module_int_bound_at_each_call() -> None:
+    """``x[:K]`` with the module int ``K`` changed between calls: jacrev's vmap of
+    the VJP checked ``K`` in the emitted VJP's namespace (set only when that code is
+    called itself), so its code specialized for ``K = 3`` ran at ``K = 4``: NumPy's
+    ValueError from emitted code ("could not broadcast ... (1,2) into (1,1)")."""
+    global K
+    x = np.array([0.3, -0.7, 0.45, 1.2, 0.2])
+    j = s2s.jacrev(k_slices)
+    try:
+        for K in (4, 0, 1, 2, 3, 4, 0, 1):
+            np.testing.assert_allclose(j(x), _fd_jacobian_row(k_slices, x),
+                                       rtol=1e-6, atol=1e-8, err_msg=str(K))
+    finally:
+        K = 3
