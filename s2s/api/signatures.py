@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit import code as emitcode
+from ..ir.names import UPSTREAM
 from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
 from ..transforms.replay import has_effects
@@ -279,6 +280,13 @@ def _how_read(var: Any) -> tuple[str, Any, Any]:
         if var.cell is not None:
             return _CELL, var.cell, None
         if type(var.scope) is dict:
+            # emitted code's namespace mirrors the user's names (``read`` reads them
+            # there): checked where the user writes them, else a transform of emitted
+            # code (jacrev's vmap of the VJP) ran its code specialized for the `K` of
+            # `x[:K]` after `K` changed (NumPy's ValueError from emitted code)
+            upstream = var.scope.get(UPSTREAM)
+            if upstream is not None and var.name in upstream:
+                return _how_read(upstream[var.name])
             return _SCOPE, var.scope, var.name
     if type(var) is DefaultVar:
         return _DEFAULTS, var.fn, (var.fn.__defaults__, var.fn.__kwdefaults__)

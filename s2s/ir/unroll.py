@@ -705,9 +705,19 @@ def _per_call(s: Any) -> bool:
 
 def _of_keys(s: Let) -> bool:
     """``k == "w"`` (``!=``), ``k.startswith("w")`` of strings: a key, made a constant
-    per call, tested."""
+    per call, tested.  Not a module's string (``MODE == "l2"``, spelled by its name in
+    the emitted code a transform reads again: jacrev's vmap of the VJP): its code reads
+    it at each call, and decided here the test kept the value it had when the code was
+    made (jacrev gave the old branch's Jacobian after ``MODE`` changed)."""
     return (s.prim in ("equal", "not_equal") and len(s.args) == 2 or s.prim == "str_test"
-            ) and all(isinstance(a, Const) and isinstance(a.value, str) for a in s.args)
+            ) and all(isinstance(a, Const) and isinstance(a.value, str) and _spelled(a)
+                      for a in s.args)
+
+
+def _spelled(a: Const) -> bool:
+    """Is the string constant ``a`` written as itself (a literal, a key made a literal
+    per call: ``"w"``, ``'w'``), not a name whose value may change between calls?"""
+    return a.text.lstrip("rRuUbB")[:1] in ("'", '"')
 
 
 def _keyed_per_call(s: Any) -> bool:

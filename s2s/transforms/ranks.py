@@ -136,7 +136,8 @@ class RankInference:
         family = PRIMITIVES[s.prim].family
         try:
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
-                          "special") or s.prim in ("identity", "zeros_like", "ones_like"):
+                          "special") or s.prim in ("identity", "zeros_like", "ones_like",
+                                                   "empty_like", "isnan", "isfinite"):
                 return self._max_rank(s.args)
             if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
                     ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)

@@ -17,7 +17,9 @@ same source (``twin``), or central differences where JAX cannot run it, with
   ``Probe.warm`` ("g" grad, "jit" jit of grad, "hvp" hessian); ``vmap_special``: vmap of
   grad of two copies of each special argument;
 - ``alias``: a result sharing memory with an input, or changed by the caller writing
-  into the previous one."""
+  into the previous one; ``alias_all``: the same for every result (each leaf: values,
+  auxiliary outputs, primal outputs) of each transform the probe names among
+  value_and_grad, jvp, vjp, vmap, vmap_grad, jacfwd, hessian, jit_value, jit."""
 
 from __future__ import annotations
 
@@ -204,6 +206,65 @@ def aliasing(f, args):
     return None
 
 
+def aliasing_all(ours, args, stages, hessian_too=True):
+    """``{transform: problem}``: :func:`aliasing` over every result leaf of each
+    transform named in ``stages`` (run on ``args``; the first argument differentiated)."""
+    import s2s
+
+    first, rest = args[0], args[1:]
+    single = bind_rest(ours, rest)
+    tangent = tree_map(lambda v: np.ones_like(v) if isinstance(v, np.ndarray) else 1.0, first)
+
+    def vjp_all(x):
+        out, pull = s2s.vjp(single, x)
+        return out, pull(tree_map(np.ones_like, out))
+
+    batch = tree_map(lambda v: np.stack([v, v]), first)
+    runs = {"value_and_grad": (lambda: s2s.value_and_grad(ours), args),
+            "jvp": (lambda: lambda x: s2s.jvp(single, (x,), (tangent,)), (first,)),
+            "vjp": (lambda: vjp_all, (first,)), "vmap": (lambda: s2s.vmap(single), (batch,)),
+            "vmap_grad": (lambda: s2s.vmap(s2s.grad(single)), (batch,)),
+            "jacfwd": (lambda: s2s.jacfwd(single), (first,)),
+            "jit_value": (lambda: s2s.jit(ours), args),
+            "jit": (lambda: s2s.jit(s2s.grad(ours)), args)}
+    if hessian_too:
+        runs["hessian"] = (lambda: s2s.hessian(single), (first,))
+    problems = {}
+    for key, (make, call_args) in runs.items():
+        if key not in stages:
+            continue
+        try:
+            fn = make()
+            first_out = fn(*call_args)
+            leaves = [np.asarray(v) if not isinstance(v, np.ndarray) else v
+                      for v in _leaves(first_out)]
+            kept = [np.array(v, copy=True) for v in leaves]
+            arrays = [a for a in _leaves(call_args) if isinstance(a, np.ndarray)]
+            if any(isinstance(v, np.ndarray) and np.shares_memory(v, a)
+                   for v in _leaves(first_out) for a in arrays):
+                problems[key] = "a result aliases an input"
+                continue
+            for v in _leaves(first_out):
+                if isinstance(v, np.ndarray) and v.flags.writeable and v.size:
+                    v[...] = 123.0
+            again = [np.asarray(v) for v in _leaves(fn(*call_args))]
+            if len(again) != len(kept) or not all(
+                    np.allclose(u, w, rtol=1e-6, atol=1e-9, equal_nan=True)
+                    for u, w in zip(again, kept)):
+                problems[key] = "writing into a result changed the next one"
+        except Exception:  # noqa: BLE001 - the transform's own stage reports it
+            continue
+    return problems
+
+
+def _leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        return [leaf for t in tree for leaf in _leaves(t)]
+    if isinstance(tree, dict):
+        return [leaf for t in tree.values() for leaf in _leaves(t)]
+    return [tree]
+
+
 def pinned(name, dtype, expected, expected_f32) -> str:
     """The class a probe's test records for ``name`` in ``dtype``: its ``expected``
     entry (both dtypes), else in float32 its ``expected_f32`` entry, else ok."""
@@ -274,7 +335,8 @@ def classify(probe, name, J, dtype=np.float64, stages=None):
     if "vjp" in run_stages:
         def vjp_with(vjp, fn):
             out, pull = vjp(fn, first)
-            return out, pull(np.ones_like(np.asarray(out)))
+            return out, pull(tree_map(np.ones_like, out) if isinstance(
+                out, (tuple, list, dict)) else np.ones_like(np.asarray(out)))
         attempt("vjp", lambda: vjp_with(s2s.vjp, single_ours),
                 lambda: vjp_with(jax.vjp, single_theirs))
     if "vmap" in run_stages:
@@ -342,5 +404,8 @@ def classify(probe, name, J, dtype=np.float64, stages=None):
             problem = None
         if problem:
             verdicts["alias"] = ("alias", problem)
+    if "alias_all" in run_stages:
+        for key, problem in aliasing_all(ours, a, run_stages, hessian_too).items():
+            verdicts[f"alias_all:{key}"] = ("alias", problem)
     label = min((v[0] for v in verdicts.values()), key=ORDER.index)
     return label, verdicts
