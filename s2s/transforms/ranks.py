@@ -45,8 +45,7 @@ SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
              "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
              "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others",
              "prod_of_others_jet", "cumprod_jet", "setitem"}  # (a write keeps the shape)
-# runtime helpers whose result has their second operand's shape (`cumprod_bar(cot, a)`)
-SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}
+SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}  # (b's rank, f(a, b))
 # runtime helpers that act elementwise (broadcasting their operands)
 ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
                        "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
