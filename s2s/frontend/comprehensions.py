@@ -225,8 +225,8 @@ class Comprehensions:
         if static is not None:
             return [self.n.exprs.expr(spelling) for spelling, _ in static]
         if not isinstance(node, cst.Name) and not _accumulates(self.n, node) and not (
-                isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)):
-            return None  # (`d["k"]`: a dict's list item, `self.scales` of a record)
+                _dict_read(self.n, node)):
+            return None
         atom = self.n.exprs.expr(node)
         let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
         if isinstance(node, cst.Subscript) and let is not None:  # (`d["k"]`: its item's)
@@ -581,6 +581,16 @@ def _accumulates(n: Any, node: Any) -> bool:
         root = root.value
     return isinstance(root, cst.Name) and root.value not in n.local_names and \
         n.resolver.resolve_dotted(func)[0] is itertools.accumulate
+
+
+def _dict_read(n: Any, node: Any) -> bool:
+    """Is ``node`` ``d["k"]`` of a dict the function built (``self.scales`` of a
+    record: ``self["scales"]``)?"""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)) or len(
+            node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    let = n.lets.get(n.env.get(node.value.value, ""))
+    return let is not None and let.prim == "make_dict"
 
 
 def dict_item(n: Any, let: Any) -> Any:
