@@ -53,3 +53,13 @@ def generator_loop_squared(x):
     for t in squares_over_ten(x):
         s = s + t * t
     return s + np.sum(np.sin(x))
+
+
+def inner_break_from_outer_index(x):
+    acc = 0.0
+    for i in range(len(x)):
+        for j in range(i, len(x)):
+            if x[j] < 0:
+                break
+            acc = acc + x[i] * np.tanh(x[j])
+    return acc

@@ -11,7 +11,10 @@ whose generator yields on one call and not on a later one of the same shape
 (IndexError from emitted code: the batched callee read the batch size off the first
 item of an empty list; the caller now passes it), ``jacrev(grad(f))`` of ``for t in
 gen(x): s = s + t * t`` ("may share memory" at an emitted line: the list cotangent a
-callee's VJP returns, whose items the code writes, is copied first).
+callee's VJP returns, whose items the code writes, is copied first);
+``vmap(grad(f))`` of a loop nested in another, its count set by the outer index, with
+a ``break`` on a batched value (refused at an emitted line, a tape's pop: now at the
+user's loop, as JAX's vmap refuses the batched ``break``).
 
 Expected values: closed forms and central differences in the default tier; JAX on the
 same source, float64 and float32, under ``-m slow``."""
@@ -198,3 +201,19 @@ def test_jit_of_hessian_of_a_generator_on_jax(dtype) -> None:
     with pytest.raises(s2s.TransformError) as info:
         s2s.jit(s2s.hessian(F.generator_plus_sines), backend="jax")(_x(0, dtype))
     assert "internal14_fns.py" in str(info.value) and "if v > 10:" in str(info.value)
+
+
+# ---- a batched break in an inner loop whose count the outer index sets ---------------
+
+
+@pytest.mark.slow  # (1.5 s of CPU: vmap of a gradient of nested loops)
+def test_vmap_of_grad_of_an_inner_break_is_refused_at_the_users_loop() -> None:
+    """"cannot pair each pop with the push" at the emitted ``(n_iter,) = tape_3.pop()``
+    before; now at the user's loop that the backward sweep's pop is in (JAX's vmap
+    refuses the batched `break`: TracerBoolConversionError)."""
+    xs = np.array([[0.5, 2.0, 1.0, -0.3], [0.2, -0.3, 0.4, 1.5]])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(s2s.grad(F.inner_break_from_outer_index))(xs)
+    text = str(info.value)
+    assert "internal14_fns.py" in text and "for i in range(len(x)):" in text, text
+    assert "<s2s:" not in text and "Python loop" in text
