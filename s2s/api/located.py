@@ -92,7 +92,26 @@ def _statement_at(lines: list[str], line: int, ir: Any) -> tuple[str, Any] | Non
     found = _quoted_in(ir, quoted, set()) if quoted is not None else None
     if found is None and 0 < line <= len(lines):  # (code with no quoted line above it:
         found = _bound_in(ir, lines[_statement_start(lines, line) - 1], set())  # the
-    return found  # statement by its name)
+    if found is None and 0 < line <= len(lines):  # statement by its name; a tape's
+        found = _enclosing_loop(lines, _statement_start(lines, line), ir)  # pop: its loop)
+    return found
+
+
+def _enclosing_loop(lines: list[str], line: int, ir: Any) -> tuple[str, Any] | None:
+    """The user's loop whose backward sweep holds line ``line`` (``(n,) = tape.pop()``
+    in ``for i in reversed(range(n)):``, which replays no statement of its own)."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[:line - 1]):
+        stripped = text.strip()
+        if not stripped or len(text) - len(text.lstrip()) >= indent:
+            continue
+        if stripped.startswith("def "):
+            return None
+        indent = len(text) - len(text.lstrip())
+        found = _bound_in(ir, text, set()) if stripped.startswith("for ") else None
+        if found is not None:
+            return found
+    return None
 
 
 def _statement_start(lines: list[str], line: int) -> int:

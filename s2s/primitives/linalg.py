@@ -746,13 +746,18 @@ def polyval_jvp_x(x_dot, ans, p, x):
 def polyval_rule(b: Batch, s: Let) -> str:
     """np.polyval itself (Horner's rule keeps the dtype): x lined up past the batch
     axis with the coefficients' other axes; batched coefficients with their axis moved
-    in front of the batch axis, each coefficient then a batched array."""
+    in front of the batch axis, each coefficient then a batched array.  An unbatched x
+    is then broadcast over the batch (a view): np.polyval of no coefficients (of
+    ``np.polyder`` of a constant) is ``np.zeros_like(x)``, which must keep the batch."""
     p, x = s.args
     rp, r = b.rank(p), b.rank(x)
     rank = max(rp - 1, r)  # of the output, per example
     x_text = align(b, x, rank)
     if not b.batched(p):
         return f"np.polyval({atom_text(p)}, {x_text})"
+    if not b.batched(x):
+        ones = " 1," * (rank - r)
+        x_text = f"np.broadcast_to({x_text}, ({b.use_batch_size()},{ones} *np.shape({x_text})))"
     coefficients = f"np.moveaxis({atom_text(p)}, 1, 0)"
     if rank > rp - 1:
         units = tuple(range(2, 2 + rank - (rp - 1)))

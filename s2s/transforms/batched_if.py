@@ -126,8 +126,8 @@ class BatchedIf:
         ranks it never saw, and the caller asked for code made per path: the code
         made for the other raises ``OtherPath`` where a call takes ``path`` (the
         caller makes that call's code, probed on it)."""
-        if not self.vm.spec.path_guards or self.vm.write_masks or not isinstance(
-                s.test, Var):
+        if not (self.vm.spec.path_guards or self.vm.spec.unprobed_guards) or (
+                self.vm.write_masks) or not isinstance(s.test, Var):
             return None
         branch = [st for st in walk((s.body, s.orelse)[path]) if isinstance(st, Let)]
         ids = {id(st) for st in branch}

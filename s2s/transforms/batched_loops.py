@@ -613,7 +613,7 @@ def _unrun(vm: Any, s: For) -> bool:
     """Is ``s`` a loop the probe's example ran no iteration of, over a count the
     same for every example, run once per call, where the caller asked for code
     made per path (``runtime.OtherPath``)?"""
-    return bool(vm.spec.path_guards) and not vm.write_masks and (
+    return bool(vm.spec.path_guards or vm.spec.unprobed_guards) and not vm.write_masks and (
         s.test is None and s.iter is not None and not vm.batched(s.iter)) and (
         any(t is s for t in vm.fn.body)) and _probe_ran(vm, s) is False
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..emit.code import Line
 from ..errors import MissingRuleError
-from ..ir.kinds import LEAF, Tree, leaf_paths, literal, path_text
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.names import NameTable
 from ..ir.nodes import Const, For, Function, If, Index, Let, Stmt, Var, walk
 from ..ir.spelling import atom_text
@@ -45,6 +45,10 @@ class Calls:
         out: list[Any] = [Line(f"{lhs} = {vjp_name}({args}, {ct})")]
         for (i, name), r in zip(active_args, results):
             kind = self.state.facts.kinds.get(name, LEAF)
+            if isinstance(kind, Seq) and _items_written(self.state.fn, name):
+                # (the code before writes its items' cotangents into this list: a list
+                # of its own, as a transform of this code reads it)
+                out.append(Line(f"{r} = list({r})"))
             self.state.accumulate_tree(name, (), {p: path_text(r, p) for p in leaf_paths(kind)}, adj, out)
         return out
 
@@ -99,6 +103,15 @@ class Calls:
             self.state.accumulate_tree(name, (), {p: path_text(results[i], p)
                                             for p in leaf_paths(kind)}, adj, out)
         return out
+
+
+def _items_written(fn: Function, name: str) -> bool:
+    """Is an item of the list ``name`` (any version of it) written in ``fn``
+    (``ys[k] = v``, whose backward writes into the list's cotangent)?"""
+    root = fn.aliases.get(name, name)
+    return any(isinstance(t, Let) and t.prim == "setitem" and isinstance(t.args[0], Var)
+               and fn.aliases.get(t.args[0].name, t.args[0].name) == root
+               for t in walk(fn.body))
 
 
 def expand_custom_vjp(fn: Function, module: Module) -> Function:

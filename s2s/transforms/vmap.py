@@ -80,6 +80,11 @@ class VmapSpec:
     # ranks: its code made for the probe's path, the other raising runtime.OtherPath
     # (the caller, vmap called directly, makes that path's code); False: refused
     path_guards: bool = False
+    # a branch or loop the probe never ran, whose ranks it never saw (a generator that
+    # yields nothing on this call): its code raising runtime.OtherPath where a call
+    # runs it; where the caller makes code per call, also in a function called in a
+    # loop (path_guards is then False: its paths' ranks may differ per iteration)
+    unprobed_guards: bool = False
     # loops peeled (their first iteration run apart: ir/peel.py), by id: not again
     peeled: set[int] = field(default_factory=set)
 
@@ -217,6 +222,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                         )
                     head.append(Line(f"{p} = np.moveaxis({p}, {axis}, 0)"))
         first_batched = _size_leaf(self, self.fn.params[:nargs])
+        size_param = _size_param(self, name, nargs, first_batched)
         body: list[Any] = []
         self.block(self.fn.body[:-1], body)
         ret = self.fn.body[-1]
@@ -252,14 +258,14 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 text = f"np.moveaxis({text}, 0, {axis})"
             leaves[path] = text
         ret_line = Line(f"return {literal(kind, lambda p: leaves[p])}")
-        if self.size_used:
+        if self.size_used and not size_param:
             if first_batched is None:
                 raise TransformError("vmap needs a batched argument", self.fn.loc)
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
         TapeOrder(self).check()
         body = dead_code(body, set(ret_line.uses))
         items = spell_buffers(head + body + [ret_line], self.fn.aliases)
-        signature = signature_text(self.fn, list(self.fn.params), False, self.module)
+        signature = _signature(self, size_param)
         return render_function(name, signature, items)
 
     def _iter_text(self, atom: Any) -> str:
@@ -400,7 +406,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args), self.spec.shared_draws,
                             axis_name=self.spec.axis_name,
-                            path_guards=guards)
+                            path_guards=guards, unprobed_guards=unprobed_guards(self))
             arrays = batched(spec.in_axes)
             unrolled = per_call(callee, spec.arg_kinds, arrays)  # (as probe does)
             try:  # (on the other path's values: NumPy's warnings are not the user's)
@@ -421,8 +427,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             self.module.names[("vmap result", name)] = builder.result_batched
         for path, r in self.module.names.get(("vmap result ranks", name), {}).items():
             self.ranks.setdefault((s.target, path), r)  # (a call the probe never made)
-        args = ", ".join(atom_text(a) for a in s.args)
-        out.append(Line(f"{s.target} = {name}({args})"))
+        out.append(Line(f"{s.target} = {name}({_call_args(self, s, name)})"))
         # a recursive call, while its own batched version is being built: all batched
         self.b[s.target] = self.module.names.get(
             ("vmap result", name), set(leaf_paths(self.kind(s.target))))
@@ -544,6 +549,42 @@ HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_
 # facts about one example's array: its shape, rank, size and dtype do not vary (nor
 # whether its dtype is complex: the absolute value's derivative asks)
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
+
+
+def _size_param(vm: Any, name: str, nargs: int, first_batched: str | None) -> bool:
+    """Does the callee ``name`` take the batch size from its caller (keyword-only
+    ``n_batch``)?  Where its batched arguments are lists' items only: a list empty on
+    a call (a generator's items) has no first item to read it off."""
+    params = vm.fn.params[:nargs]
+    if vm.spec.out_axes != "auto" or first_batched is None or first_batched in {
+            path_text(p, q) for p in params for q in vm.b.get(p, ())}:
+        return False
+    vm.module.names[("vmap size", name)] = vm.batch_size  # (the keyword's name)
+    return True
+
+
+def _signature(vm: Any, size_param: bool) -> str:
+    """The batched function's parameters: its own, and the batch size given by its
+    caller after them (keyword-only: after those with defaults), ``_size_param``."""
+    text = signature_text(vm.fn, list(vm.fn.params), False, vm.module)
+    if not size_param:
+        return text
+    return f"{text}{', ' if text else ''}{'' if vm.fn.kwonly else '*, '}{vm.batch_size}"
+
+
+def _call_args(vm: Any, s: Let, name: str) -> str:
+    """The arguments of a call of the batched callee ``name``: the call's, and the
+    batch size where the callee takes it (``_size_param``)."""
+    args = ", ".join(atom_text(a) for a in s.args)
+    if (size := vm.module.names.get(("vmap size", name))) is not None:
+        args += f", {size}={vm.use_batch_size()}"
+    return args
+
+
+def unprobed_guards(vm: Any) -> bool:
+    """May a callee's code raise ``OtherPath`` where a call runs a branch or loop its
+    probe never ran (``VmapSpec.unprobed_guards``)?"""
+    return (vm.spec.path_guards or vm.spec.unprobed_guards) and not vm.write_masks
 
 
 def _size_leaf(vm: Any, params: list[str]) -> str | None:

@@ -37,10 +37,9 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # vmap of grad at the special one-coefficient polynomial `[0.5]`:
+    # (ok since internal14: vmap of grad at the one-coefficient polynomial `[0.5]`,
     # `np.polyval(np.polyder(c), t)` of a batch of constants, np.polyval of no
-    # coefficients gives x's shape without the batch axis, AxisError from emitted code
-    "polyder_polyint": "internal",
+    # coefficients gave x's shape without the batch axis, AxisError from emitted code)
     # `for i in range(len(params)): ... params[i] * params[-1]` of a class with
     # `__len__`/`__getitem__`: both called now (test_protocols14.py), and
     # `ParamList.__getitem__`'s `return self._items[i]` of the loop's run-time `i` is
