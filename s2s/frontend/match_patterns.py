@@ -270,9 +270,10 @@ def _all(tests: list) -> Any:
 
 
 def _is_key_read(node: Any) -> bool:
-    """A value read from a dict by a constant key (what a mapping pattern reads)."""
+    """A value read by a constant key or position (what a mapping or sequence pattern
+    reads of a dict or tuple argument)."""
     return isinstance(node, cst.Subscript) and isinstance(
-        node.slice[0].slice.value, cst.SimpleString)
+        node.slice[0].slice.value, (cst.SimpleString, cst.Integer, cst.UnaryOperation))
 
 
 def _sequence(n: Any, view: Any, pattern: Any, node: Any) -> Any:

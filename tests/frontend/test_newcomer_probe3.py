@@ -19,7 +19,7 @@ import newcomer_probe3_cases as C  # (pytest puts this directory on sys.path)
 import newcomer_probe3_fns as F
 import numpy as np
 import pytest
-from support import HAVE_JAX, assert_close_to, jax_twin
+from support import HAVE_JAX, assert_close_to, central_grad, jax_twin
 
 import s2s
 
@@ -171,15 +171,17 @@ def test_match_on_a_value(dtype) -> None:
     close(s2s.vmap(F.match_or_guard)(batch), jax.vmap(J.match_or_guard)(batch), dtype)
 
 
-def test_match_reads_as_written_and_capture_stays_refused() -> None:
-    """The emitted code's comments quote the case's own lines; a capture pattern is
-    refused at the ``match``."""
+def test_match_reads_as_written_and_a_capture_runs() -> None:
+    """The emitted code's comments quote the case's own lines; a capture pattern on a
+    tuple argument (refused before) is decided per call's length, its first item
+    compared where the code runs (match_patterns.py): central differences."""
     g = s2s.grad(F.match_activation)
     g(X)
     assert "# y = np.maximum(x, 0.0)" in g.source and "<s2s:" not in g.source
-    with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(F.match_capture)(X)
-    assert info.value.loc.file == F.__file__ and "match spec" in info.value.loc.text
+    for spec in ((), (("scale", 3.0),), (("shift", 1.0),), (("scale",),)):
+        np.testing.assert_allclose(s2s.grad(F.match_capture)(X, *spec),
+                                   central_grad(lambda v: F.match_capture(v, *spec), X),
+                                   rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.slow  # (JAX compiles: the default tier has 2 s for this file)
