@@ -25,7 +25,6 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import TransformError
 from .comprehensions import substitute
 from .desugar import hoist_returns, leaves_somewhere, strip_continues
 from .dicts import assigned_names
@@ -86,13 +85,14 @@ def _leaves_early(n: Any, node: cst.For) -> bool:
         return False
     if isinstance(node.iter, cst.Tuple):
         return True
-    if not isinstance(node.iter, cst.Name) or node.iter.value in n.local_names:
+    base = node.iter  # (`CFG.items()`, `mod.CFG.items()`: the dict)
+    if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and (
+            base.func.attr.value in ("items", "keys", "values")) and not base.args:
+        base = base.func.value
+    if not isinstance(base, (cst.Name, cst.Attribute)):
         return False
-    try:
-        value = n.resolver.lookup_global(node.iter)
-    except TransformError:
-        return False
-    return isinstance(value, (tuple, list))
+    value = n.comps.static.static_value(base)  # (NOVALUE for a local)
+    return isinstance(value, (tuple, list, dict))
 
 
 def _fold(static: Any, stmts: list[Any]) -> tuple[list[Any], bool]:
