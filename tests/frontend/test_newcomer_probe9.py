@@ -15,8 +15,8 @@ results (``alias_all``); in float64 and float32 against JAX on the same source
 The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
 function's class (``python tools/probe_tally.py`` counts them).  The module state
 changed between calls (``STATE``) is checked against central differences of the
-function as Python runs it at that call; the default tier runs one such function and
-what the probe fixed, without JAX compiles."""
+function as Python runs it at that call; the default tier runs two of the fixes'
+tests, without JAX compiles, the rest is slow."""
 
 from __future__ import annotations
 
@@ -180,6 +180,7 @@ def _state_case(label, key) -> None:
         _reset()
 
 
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
 def test_module_state_read_at_each_call() -> None:
     """A module array written in place between calls: grad's gradient is the one of the
     function at that call (ten calls, central differences)."""
@@ -271,6 +272,7 @@ def test_jacrev_reads_a_module_string_at_each_call() -> None:
         MODE = "l2"
 
 
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
 def test_jacrev_reads_a_module_int_bound_at_each_call() -> None:
     """``x[:K]`` with the module int ``K`` changed between calls: jacrev's vmap of
     the VJP checked ``K`` in the emitted VJP's namespace (set only when that code is
@@ -309,6 +311,7 @@ def through_inner_grads(y):
                    + s2s.grad(scaled_powers)(y)) * np.cos(y))
 
 
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
 def test_a_transform_in_the_body_reads_module_state_at_each_call() -> None:
     """``s2s.grad(scaled_sin)(y)`` written in the body, the outer grad (and its jit)
     called after the module changed: the inner transform's emitted code kept the
