@@ -338,6 +338,28 @@ def read_free_names(fn: Callable) -> None:
         namespace[name] = var.read()
 
 
+def emitted_callees(compiled: Callable, free: dict, namespace: dict) -> list:
+    """``(name, reader)`` of each emitted function the code ``compiled`` calls by name
+    (a transform written in the body: ``s2s.grad(scaled)(y)``), whose namespace holds
+    the module names it reads: ``read_free_names`` of ``compiled`` gives them their
+    values too (its code kept the ``SCALE`` of the first call before)."""
+    return [(n, _Refreshed(v)) for n, v in namespace.items() if n not in free and getattr(
+        v, "__s2s_free__", None) and getattr(v, "__globals__", None) is not
+        compiled.__globals__]
+
+
+class _Refreshed:
+    """An emitted callee as a free name of its caller's code: reading it gives the
+    callee's own free names their current values."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def read(self) -> Callable:
+        read_free_names(self.fn)
+        return self.fn
+
+
 def calls_with_effects(ir: Function) -> bool:
     """Does the function draw random numbers, or call one that holds a kept statement
     (a print, an assert) or a draw?

@@ -121,6 +121,8 @@ def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
     compiled.__s2s_free__ = [  # type: ignore[attr-defined]
         (n, free[n]) for n in namespace if n in free]
     compiled.__globals__[UPSTREAM] = dict(compiled.__s2s_free__)  # type: ignore[attr-defined]
+    compiled.__s2s_free__ += signatures.emitted_callees(  # type: ignore[attr-defined]
+        compiled, free, namespace)
 
 
 class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay):

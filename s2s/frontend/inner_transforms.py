@@ -38,6 +38,20 @@ from .synthesize import synthesize
 _MADE: LRU[Any, Any] = LRU(256)
 
 
+def watched(n: Any, obj: Any) -> Any:
+    """The transform ``obj`` written in the body, its code made again where a module
+    name it was made from changed kind (``ACT = np.sin``, a tuple's length), and those
+    names the caller's ``n`` too, watched under names no code reads: its emitted code
+    inlines ``ACT``'s function and never reads the name, so the caller kept calling
+    the old code (a wrong gradient after ``ACT`` was rebound)."""
+    refresh = getattr(obj, "_refresh", None)
+    if refresh is not None:
+        refresh()
+    for name, var in obj.ir.free.items():
+        n.resolver.free.setdefault(f"<{name} of {obj.__name__} {id(obj):x}>", var)
+    return obj
+
+
 def transform_value(lowerer: Any, transform: Any, text: str, node: cst.Call) -> FnValue:
     """``s2s.grad(f, argnums=1)`` in the body: the transform of the function ``f``
     denotes, made now."""

@@ -54,7 +54,7 @@ from .expressions import (
     ExprLowerer,
 )
 from .functions import FunctionLowerer, Plan
-from .inner_transforms import cast_gradients
+from .inner_transforms import cast_gradients, watched
 from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
@@ -546,8 +546,8 @@ class Normalizer:
     def inline_transform(self, obj: Any, text: str, positional: list[Atom], node: Any,
                          target: str | None) -> Atom:
         """A call of a transformed function (its emitted code, as a callee)."""
-        _, emitted = obj._generate_for((LEAF,) * len(positional),
-                                       (LEAF,) * len(obj.ir.params))
+        _, emitted = watched(self, obj)._generate_for((LEAF,) * len(positional),
+                                                      (LEAF,) * len(obj.ir.params))
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
         return cast_gradients(self, obj, positional, lambda t: self._inline_emitted(

@@ -41,9 +41,9 @@ from .module import Module, default_text
 from .replay import Replay, has_effects, spell_buffers
 
 # primitives whose result has their first operand's rank
-SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
-             "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
-             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others",
+SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T", "isnan",
+             "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis", "isfinite",
+             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others", "empty_like",
              "prod_of_others_jet", "cumprod_jet", "setitem"}  # (a write keeps the shape)
 SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}  # (b's rank, f(a, b))
 # runtime helpers that act elementwise (broadcasting their operands)
@@ -135,8 +135,7 @@ class RankInference:
         family = PRIMITIVES[s.prim].family
         try:
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
-                          "special") or s.prim in ("identity", "zeros_like", "ones_like",
-                                                   "empty_like", "isnan", "isfinite"):
+                          "special") or s.prim in ("identity", "zeros_like", "ones_like"):
                 return self._max_rank(s.args)
             if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
                     ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)

@@ -15,8 +15,8 @@ results (``alias_all``); in float64 and float32 against JAX on the same source
 The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
 function's class (``python tools/probe_tally.py`` counts them).  The module state
 changed between calls (``STATE``) is checked against central differences of the
-function as Python runs it at that call; the default tier runs one such function and
-what the probe fixed, without JAX compiles."""
+function as Python runs it at that call; the default tier runs two of the fixes'
+tests, without JAX compiles, the rest is slow."""
 
 from __future__ import annotations
 
@@ -180,6 +180,7 @@ def _state_case(label, key) -> None:
         _reset()
 
 
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
 def test_module_state_read_at_each_call() -> None:
     """A module array written in place between calls: grad's gradient is the one of the
     function at that call (ten calls, central differences)."""
@@ -271,6 +272,7 @@ def test_jacrev_reads_a_module_string_at_each_call() -> None:
         MODE = "l2"
 
 
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
 def test_jacrev_reads_a_module_int_bound_at_each_call() -> None:
     """``x[:K]`` with the module int ``K`` changed between calls: jacrev's vmap of
     the VJP checked ``K`` in the emitted VJP's namespace (set only when that code is
@@ -285,3 +287,48 @@ def test_jacrev_reads_a_module_int_bound_at_each_call() -> None:
                                        rtol=1e-6, atol=1e-8, err_msg=str(K))
     finally:
         K = 3
+
+
+SCALE = 2.0
+ACT = np.tanh
+SCALES = (1.0, 0.5)
+
+
+def scaled_sin(x):
+    return SCALE * np.sum(np.sin(x))
+
+
+def act_sq(x):
+    return np.sum(ACT(x) ** 2)
+
+
+def scaled_powers(x):
+    return sum(s * np.sum(x ** (i + 2)) for i, s in enumerate(SCALES))
+
+
+def through_inner_grads(y):
+    return np.sum((s2s.grad(scaled_sin)(y) + s2s.grad(act_sq)(y)
+                   + s2s.grad(scaled_powers)(y)) * np.cos(y))
+
+
+@pytest.mark.slow  # (the default tier's budget: seconds of transforms)
+def test_a_transform_in_the_body_reads_module_state_at_each_call() -> None:
+    """``s2s.grad(scaled_sin)(y)`` written in the body, the outer grad (and its jit)
+    called after the module changed: the inner transform's emitted code kept the
+    ``SCALE`` of the first call (its namespace was given the module's values only when
+    that transform was called itself), and the caller was not made again when ``ACT``
+    was rebound (the inner code inlines the function, so never reads the name) nor
+    when ``SCALES`` grew (IndexError from emitted code, or a gradient of the old
+    length): wrong gradients from the second call on.  Central differences of the
+    function at each call."""
+    global SCALE, ACT, SCALES
+    x = np.array([0.3, -0.7, 0.45])
+    g, j = s2s.grad(through_inner_grads), s2s.jit(s2s.grad(through_inner_grads))
+    try:
+        for c in range(4):
+            SCALE, ACT, SCALES = 2.0 + c, (np.tanh, np.sin)[c % 2], (1.0, 0.5, 0.25)[:1 + c % 3]
+            expected = H.fd_grad(through_inner_grads, (x,), 1e-6)
+            np.testing.assert_allclose(g(x), expected, rtol=1e-6, atol=1e-8, err_msg=str(c))
+            np.testing.assert_allclose(j(x), expected, rtol=1e-6, atol=1e-8, err_msg=str(c))
+    finally:
+        SCALE, ACT, SCALES = 2.0, np.tanh, (1.0, 0.5)
