@@ -44,7 +44,7 @@ from .replay import Replay, has_effects, spell_buffers
 SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
              "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
              "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others",
-             "prod_of_others_jet", "cumprod_jet", "setitem"}  # (a write keeps the shape)
+             "prod_of_others_jet", "cumprod_jet", "det_cofactor", "setitem"}  # (a write keeps the shape)
 # runtime helpers whose result has their second operand's shape (`cumprod_bar(cot, a)`)
 SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}
 # runtime helpers that act elementwise (broadcasting their operands)
