@@ -10,9 +10,9 @@ VJPs), including its conventions: cholesky and eigh read their input as symmetri
 
 import numpy as np
 
+from .. import runtime
 from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
-from .. import runtime
 from ..runtime import (
     det_cofactor,
     matrix_norm_grad,
