@@ -195,10 +195,12 @@ from s2s.runtime_shapes import *  # noqa: E402,F401,F403
 from s2s.runtime_shapes import __all__ as _shapes_all  # noqa: E402
 from s2s.runtime_shapes import scan_tree  # noqa: E402  (not a helper emitted code calls)
 
+from .runtime_linalg import *  # noqa: E402,F401,F403  (det's: runtime_linalg)
+from .runtime_linalg import __all__ as _linalg_all  # noqa: E402
 from .runtime_scipy import *  # noqa: E402,F401,F403
 from .runtime_scipy import __all__ as _scipy_all  # noqa: E402
 
-__all__ += _scipy_all + _shapes_all
+__all__ += _scipy_all + _shapes_all + _linalg_all
 
 
 # ---- reductions, shape and indexing (family: reductions/shape/indexing) -----------

@@ -30,6 +30,8 @@ def lowered_source(text: str) -> str:
                   flags=re.M)
     text = re.sub(r"^from \.runtime_ode import ", "from s2s.backends.jax_runtime_ode import ",
                   text, flags=re.M)  # (its own twin: jax.experimental.ode's odeint)
+    text = re.sub(r"^from \.runtime_linalg import ", "from s2s.backends.jax_runtime_linalg "
+                  "import ", text, flags=re.M)  # (det_cofactor: its both-branches form)
     return lower_inplace(text)
 
 

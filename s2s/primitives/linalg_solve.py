@@ -10,9 +10,11 @@ VJPs), including its conventions: cholesky and eigh read their input as symmetri
 
 import numpy as np
 
+from .. import runtime
 from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
 from ..runtime import (
+    det_cofactor,
     matrix_norm_grad,
     norm_grad,
     prod_of_others,
@@ -36,7 +38,7 @@ from .batching import (
     shifted,
     static,
 )
-from .registry import defjvp, defprim, defvjp
+from .registry import call_spelling, defjvp, defprim, defvjp
 
 # ---- inverses and solves ----------------------------------------------------------
 # Matrices may be stacked (..., M, M); np.matrix_transpose swaps the last two axes.
@@ -98,48 +100,39 @@ def solve_rule(b: Batch, s: Let) -> str:
 
 
 defprim("linalg.det", np.linalg.det, "(a)", family="linalg", batch="trailing_axes",
-        note="the cofactor matrix: det(a) * inv(a).T, or where a is singular (its "
-        "least singular value negligible) JAX's adjugate from the SVD, its own "
-        "derivative written out (a third derivative NaN there)")
+        note="the cofactor matrix det_cofactor(a, det(a)): det(a) * inv(a).T, or where "
+        "a is singular (its least singular value negligible) JAX's adjugate")
 
 
-# A singular a's cofactor matrix (JAX's gradient; inv(a) raises or is inaccurate there,
-# and det(a) need not be exactly 0): with a = u s vt, adj(a).T = det(u) det(vt) conj(u)
-# diag(prod of the other s) conj(vt).  The SVD is read as a constant (its derivative at
-# a singular a is not the adjugate's); the cofactor matrix's own derivative is written
-# out: with k = u^H da vt^H, d cof(s)[k] = diag(pairs @ diag(k)) - pairs * k.T, pairs
-# the products of the s other than two (0 on the diagonal), exact at any rank, so
-# det's second derivative is the true one (JAX's).  0 * |da|^1.5 adds a derivative of
-# that derivative which is NaN there (a third derivative is NaN, not a wrong number).
-# Each branch reads a matrix where the other is taken: the one not taken passes no
-# NaN back.
 @defvjp("linalg.det")
 def det_vjp(g, ans, a):
-    usv = np.linalg.svd(stop_gradient(a))
-    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
-    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
-    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
-    singular = np.expand_dims(top + least == top, (-2, -1))
-    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
-    at = np.where(singular, a, spread)
-    da = at - stop_gradient(at)
-    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
-    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
-    eye = np.eye(np.shape(a)[-1]) == 1
-    others = np.where(eye, np.expand_dims(prod_of_others(usv[1], -1), -2), 0)
-    pairs = np.where(eye, 0, prod_of_others(np.where(eye, 1, usv[1][..., None, :]), -1))
-    k = np.matrix_transpose(u_c) @ da @ np.matrix_transpose(vt_c)
-    k_diag = np.sum(pairs * np.diagonal(k, axis1=-2, axis2=-1)[..., None, :], axis=-1)
-    step = np.where(eye, k_diag[..., :, None], 0) - pairs * np.matrix_transpose(k)
-    adj_t = turn * (u_c @ (others + step) @ vt_c)
-    adj_t = adj_t + 0.0 * np.sum(np.abs(da) ** 1.5, axis=(-2, -1), keepdims=True)
-    inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
-    cof = np.where(singular, adj_t, np.expand_dims(ans, (-2, -1)) * inv_t)
-    return np.expand_dims(g, (-2, -1)) * cof
+    return np.expand_dims(g, (-2, -1)) * det_cofactor(a, ans)
 
 
 @defjvp("linalg.det", "a")
 def det_jvp(a_dot, ans, a):
+    return np.sum(det_cofactor(a, ans) * a_dot, axis=(-2, -1))
+
+
+defprim("det_cofactor", runtime.det_cofactor, "(a, det_a)", family="runtime",
+        spelling=call_spelling("det_cofactor"), diff=("a",),
+        note="det's gradient; det_a = det(a) carries no derivative of its own: the "
+        "rules take the whole derivative through a, exact at any rank (a third "
+        "derivative of det NaN at a singular a)")
+
+
+# det_cofactor's derivative, det's second.  Invertible a: d(det(a) inv(a).T) =
+# det(a) (tr(inv(a) da) inv(a).T - (inv(a) da inv(a)).T).  Singular a (the SVD read as a
+# constant; its derivative at a singular a is not the adjugate's): with a = u s vt and
+# k = u^H da vt^H, d cof = det(u) det(vt) conj(u) step conj(vt), step = diag(pairs @
+# diag(k)) - pairs * k.T, pairs the products of the s other than two (0 on the
+# diagonal), exact at any rank, so that det's second derivative is the true one
+# (JAX's).  0 * |da|^0.5 adds a derivative which is NaN there (det's third derivative
+# is NaN, not a wrong number).  The VJP is the transpose of each branch (pairs is
+# symmetric).  Each branch reads a matrix where the other is taken: the one not taken
+# passes no NaN back.
+@defjvp("det_cofactor", "a")
+def det_cofactor_jvp(a_dot, ans, a, det_a):
     usv = np.linalg.svd(stop_gradient(a))
     top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
     # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
@@ -148,18 +141,52 @@ def det_jvp(a_dot, ans, a):
     spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
     at = np.where(singular, a, spread)
     da = at - stop_gradient(at)
-    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
+    nan_later = 0.0 * np.sum(np.abs(da) ** 0.5, axis=(-2, -1), keepdims=True)
     turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
     eye = np.eye(np.shape(a)[-1]) == 1
-    others = np.where(eye, np.expand_dims(prod_of_others(usv[1], -1), -2), 0)
     pairs = np.where(eye, 0, prod_of_others(np.where(eye, 1, usv[1][..., None, :]), -1))
-    k = np.matrix_transpose(u_c) @ da @ np.matrix_transpose(vt_c)
+    inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
+    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
+    k = np.matrix_transpose(u_c) @ a_dot @ np.matrix_transpose(vt_c)
     k_diag = np.sum(pairs * np.diagonal(k, axis1=-2, axis2=-1)[..., None, :], axis=-1)
     step = np.where(eye, k_diag[..., :, None], 0) - pairs * np.matrix_transpose(k)
-    adj_t = turn * (u_c @ (others + step) @ vt_c)
-    adj_t = adj_t + 0.0 * np.sum(np.abs(da) ** 1.5, axis=(-2, -1), keepdims=True)
-    tr = np.trace(np.linalg.solve(np.where(singular, spread, a), a_dot), axis1=-2, axis2=-1)
-    return np.where(singular[..., 0, 0], np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
+    adj_dot = turn * (u_c @ step @ vt_c) + nan_later
+    tr = np.sum(inv_t * a_dot, axis=(-2, -1), keepdims=True)
+    inv_dot = inv_t @ np.matrix_transpose(a_dot) @ inv_t
+    cof_dot = np.expand_dims(det_a, (-2, -1)) * (tr * inv_t - inv_dot)
+    return np.where(singular, adj_dot, cof_dot)
+
+
+@defvjp("det_cofactor")
+def det_cofactor_vjp(g, ans, a, det_a):
+    usv = np.linalg.svd(stop_gradient(a))
+    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
+    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
+    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
+    singular = np.expand_dims(top + least == top, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    da = at - stop_gradient(at)
+    nan_later = 0.0 * np.sum(np.abs(da) ** 0.5, axis=(-2, -1), keepdims=True)
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    eye = np.eye(np.shape(a)[-1]) == 1
+    pairs = np.where(eye, 0, prod_of_others(np.where(eye, 1, usv[1][..., None, :]), -1))
+    inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
+    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
+    step_bar = turn * (np.matrix_transpose(u_c) @ g @ np.matrix_transpose(vt_c))
+    s_diag = np.sum(pairs * np.diagonal(step_bar, axis1=-2, axis2=-1)[..., None, :], axis=-1)
+    k_bar = np.where(eye, s_diag[..., :, None], 0) - np.matrix_transpose(pairs * step_bar)
+    adj_bar = u_c @ k_bar @ vt_c + nan_later
+    tr_bar = np.sum(g * inv_t, axis=(-2, -1), keepdims=True)
+    inv_bar = inv_t @ np.matrix_transpose(g) @ inv_t
+    cof_bar = np.expand_dims(det_a, (-2, -1)) * (tr_bar * inv_t - inv_bar)
+    return np.where(singular, adj_bar, cof_bar)
+
+
+@batch_rule("det_cofactor")
+def det_cofactor_rule(b: Batch, s: Let) -> str:
+    """Batched over its leading axes: each operand with the batch axis in front."""
+    return f"det_cofactor({_with_batch(b, s.args[0])}, {_with_batch(b, s.args[1])})"
 
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",

@@ -44,7 +44,8 @@ from .replay import Replay, has_effects, spell_buffers
 SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T", "isnan",
              "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis", "isfinite",
              "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others", "empty_like",
-             "prod_of_others_jet", "cumprod_jet", "setitem"}  # (a write keeps the shape)
+             "prod_of_others_jet", "cumprod_jet", "det_cofactor",
+             "setitem"}  # (a write keeps the shape)
 SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}  # (b's rank, f(a, b))
 # runtime helpers that act elementwise (broadcasting their operands)
 ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
