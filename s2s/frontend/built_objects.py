@@ -26,6 +26,7 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as matchers
 
+from .. import syntax
 from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
 from .source import literal_value
@@ -262,7 +263,7 @@ def literal_factory(factory: Any) -> str | None:
             code.co_argcount or factory.__closure__):
         return None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(factory)).strip())
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(factory)).strip())
     except (OSError, TypeError, SyntaxError):
         return None  # (a lambda on a line of its own parses; one in a call may not)
     bodies = [node.body for node in ast.walk(tree) if isinstance(node, ast.Lambda)]

@@ -610,8 +610,8 @@ class Resolver:
                    builtins.reversed):  # (iterators: a loop's or comprehension's)
             return UnsupportedCallError(
                 f"`{text}(...)` is supported as what a `for` loop or a comprehension "
-                "walks (over sequences), not here (inside another `zip`, `sorted` or "
-                "call, or kept as a value)", self.loc(node), "walk it in a `for` "
+                "walks (over sequences), not here (kept as a value, or inside a call "
+                "that does not walk it)", self.loc(node), "walk it in a `for` "
                 "loop, or unpack it there (`for i, (a, b) in enumerate(zip(x, y)):`)",
                 self.display)
         if isinstance(obj, type):

@@ -2,7 +2,7 @@
 ``combinations``/``product``/``chain``, ``[m, *mats, m.T]`` into ``functools.reduce``,
 ``:=`` in a comprehension and in an ``if``, ``sorted(zip(...))`` of literals, loops
 over a literal tuple or a module's dict that ``break`` (s2s/frontend/iterations.py,
-static_loops.py, starred_lists.py).  And three wrong numbers found on the way.
+static_loops.py, walrus.py, sorted_values.py).  And three wrong numbers found on the way.
 
 The default tier checks against central differences or a Python loop, with values
 and lengths that change between calls; the slow tier runs each function of

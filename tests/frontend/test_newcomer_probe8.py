@@ -75,7 +75,7 @@ EXPECTED: dict[str, str] = {
     # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
     # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
     "math_fsum_terms": "both refuse",
-    # (ok since iter14, s2s/frontend/iterations.py, static_loops.py, starred_lists.py:
+    # (ok since iter14, s2s/frontend/iterations.py, static_loops.py, walrus.py:
     # enumerate_zip_nested_unpack, reversed_list_layers, walrus_comprehension_scan,
     # itertools_combinations_pairs, functools_reduce_matmul; they were refused at
     # `zip(...)` inside a zip or `sorted`, `:=`, `itertools.combinations`, `*mats`)
