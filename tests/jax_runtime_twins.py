@@ -135,6 +135,12 @@ def cumprod_tangent(v, a, axis=None):
     return jax.jvp(lambda y: jnp.cumprod(y, axis=axis), (a,), (v,))[1]
 
 
+def det_cofactor(a, det_a):
+    """The cofactor matrix, det's gradient (JAX's, exact at singular matrices too);
+    ``det_a`` (``det(a)``) is read by s2s's helper only, its derivative through ``a``."""
+    return jnp.vectorize(jax.grad(jnp.linalg.det), signature="(n,n)->(n,n)")(a)
+
+
 def cumprod_tangent2(v, w, a, axis=None):
     return jax.jvp(lambda y: cumprod_tangent(v, y, axis), (a,), (w,))[1]
 

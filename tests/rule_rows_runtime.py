@@ -16,6 +16,7 @@ import numpy as np
 from rule_rows_linalg import spread
 from rule_table import E2ECase, Row, const, normal, uniform
 from s2s.runtime import (
+    det_cofactor,
     cumprod_bar,
     cumprod_bar_jet,
     cumprod_jet,
@@ -61,7 +62,7 @@ from s2s.runtime import (
 if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
     from jax_runtime_twins import (  # noqa: F811
         cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, cumprod_tangent2,
-        dot_lhs_bar,
+        det_cofactor, dot_lhs_bar,
         dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
         matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, prod_of_others,
         prod_of_others_jet, real_only, rhs_columns, special_digamma, special_erf, special_erfc,
@@ -213,6 +214,13 @@ else:
             row("rhs_columns", "matrix_b", (normal(3, 2), normal(3, 2))),
             row("rhs_columns", "batch_vector_b", (normal(2, 3), normal(3))),
         ]
+        # det's cofactor matrix given det(a) (drawn together: det_a must be a's det)
+        + [row("det_cofactor", v, (lambda r, m=m: m.copy(),
+                                   lambda r, m=m: np.linalg.det(m)))
+           for v, m in (("invertible", A([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])),
+                        ("stack", A([[[1.5, -0.3], [0.4, 0.9]], [[0.2, 1.1], [-1.0, 0.7]]])),
+                        ("rank_two", A([[1.0, 2.0, 3.0], [2.0, 4.0, 6.5], [0.5, 1.0, 1.0]])),
+                        ("rank_one", A([[1.0, 2.0], [2.0, 4.0]])))]
         # products: exact at zeros, the jets of every order included
         + [row("prod_of_others", f"axis_{a}", (normal(2, 3, 4),), {"axis": axis})
            for a, axis in AXES.items()]
@@ -398,6 +406,10 @@ def f_rhs_columns(v):
     return np.sum(np.sin(rhs_columns(v * v, SHAPE3)) * W32)
 
 
+def f_det_cofactor(a):
+    return np.sum(np.sin(det_cofactor(a, np.linalg.det(a))) * W3)
+
+
 def f_prod_of_others(a):
     return np.sum(np.sin(prod_of_others(a, 1)) * W23)
 
@@ -490,6 +502,8 @@ if np.__name__ != "jax.numpy":
                 (normal(2, 2), normal(2, 2), normal(2, 2))),
         E2ECase(f_weights_along, ("weights_along",), (normal(3),)),
         E2ECase(f_rhs_columns, ("rhs_columns",), (normal(3),)),
+        E2ECase(f_det_cofactor, ("det_cofactor",),
+                (lambda r: r.normal(size=(3, 3)) + 3.0 * np.eye(3),)),
         E2ECase(f_prod_of_others, ("prod_of_others",), (with_zeros(2, 3),)),
         E2ECase(f_prod_of_others_jet, ("prod_of_others_jet",), (jet(1, 2, 3),)),
         E2ECase(f_cumprod_bar, ("cumprod_bar",), (normal(2, 3), with_zeros(2, 3))),
