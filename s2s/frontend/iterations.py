@@ -43,7 +43,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from .dicts import assigned_names
-from .sorted_values import hoist_sorted
+from .sorted_values import evaluated_part, hoist_sorted
 from .vectorized import Vectorized
 from .walrus import hoisted, scan
 
@@ -361,13 +361,8 @@ class Iterations:
     def _spread(self, node: Any) -> Any:
         """``node`` (a simple line, or a ``for``'s iterable, an ``if``'s test) with each
         list display spreading a sequence of values written as concatenation."""
-        if isinstance(node, cst.SimpleStatementLine):
-            part = node
-        elif isinstance(node, cst.For):
-            part = node.iter
-        elif isinstance(node, cst.If):
-            part = node.test
-        else:
+        part = evaluated_part(node)
+        if part is None:
             return node
         found = []
         iters = self

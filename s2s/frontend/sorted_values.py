@@ -30,16 +30,23 @@ _STOP = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
 _COMPS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 
+def evaluated_part(node: Any) -> Any:
+    """What ``node`` evaluates before its body: a simple line, a ``for``'s iterable,
+    an ``if``'s test (None for any other statement)."""
+    if isinstance(node, cst.SimpleStatementLine):
+        return node
+    if isinstance(node, cst.For):
+        return node.iter
+    if isinstance(node, cst.If):
+        return node.test
+    return None
+
+
 def hoist_sorted(iters: Any, node: Any) -> list[Any]:
     """``node`` (a simple line, a ``for``, an ``if``) with each such ``sorted(...)`` it
     evaluates first made the lines above, and those lines before it."""
-    if isinstance(node, cst.SimpleStatementLine):
-        part = node
-    elif isinstance(node, cst.For):
-        part = node.iter
-    elif isinstance(node, cst.If):
-        part = node.test
-    else:
+    part = evaluated_part(node)
+    if part is None:
         return [node]
     hoisted: list[Any] = []
     new = part.visit(_Sorted(iters, hoisted))
