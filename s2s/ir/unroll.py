@@ -421,7 +421,8 @@ class _Unroller:
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
-        elif s.prim in ("identity", "list") and name in self.trees:  # (`list(t[1:])`)
+        elif (s.prim == "identity" or s.prim == "list" and name in self.views) and (
+                name in self.trees):  # (`list(t[1:])`; `list(t)` of a whole one: a loop's)
             self.trees[s.target] = self.trees[name]
             if name in self.literals and s.target not in self.rebound:
                 self.literals[s.target] = self.literals[name]
