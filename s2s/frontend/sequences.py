@@ -46,8 +46,9 @@ def items_of(n: Any, atom: Atom, depth: int = 0) -> tuple[type, list[Atom]] | No
         return type(atom.value), [Const(v, repr(v) if _literal_repr(v) else
                                         f"{atom.text}[{k}]") for k, v in enumerate(atom.value)]
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-    item = _dict_item(n, let) if let is not None and depth < 8 and not carried(
-        n, atom) and not carried(n, let.args[0] if let.args else None) else None
+    item = _dict_item(n, let) if let is not None and let.prim == "getitem" and (
+        let.args) and depth < 8 and not carried(n, atom) and not carried(
+        n, let.args[0]) else None
     if item is not None:  # (`self.terms + [v]` of a record's list field: the
         return items_of(n, item, depth + 1)  # list, not an array's `+`; issue 23)
     if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
