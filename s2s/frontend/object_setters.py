@@ -21,7 +21,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Const, Index, Let, Var, walk
-from .built_objects import _method_record, _writes_attributes, returned_keys
+from .built_objects import _method_record, _writes_attributes, field_key, returned_keys
 from .fnvalues import FnValue
 from .number_fields import number_fields
 from .objects import record_of_atom
@@ -46,9 +46,7 @@ def set_attribute(n: Any, target: cst.Attribute, value: Any) -> bool:
                             "build a new object with the new value (`obj = "
                             f"{cls.__name__}(...)`), or compute with a local name")
     atom = n.exprs.expr(value)
-    if attr in number_fields(cls) and not (isinstance(atom, Const) and isinstance(
-            atom.value, (int, float)) or isinstance(atom, Var) and n.buffer.immutable(
-            atom.name)):
+    if attr in number_fields(cls) and not _number(n, atom):
         raise n.unsupported(target, f"`{name}.{attr} = ...` of a `{cls.__name__}` object: "
                             f"its class's methods update `{attr}` in place (`+=`) as a "
                             "Python number, and this value may be an array, which `+=` "
@@ -102,6 +100,27 @@ def _rebind(n: Any, node: Any, name: str, made: Any, keys: tuple, values: list) 
     n.emit(ssa, "make_dict", tuple(values), {"keys": keys, "built": made}, node)
     n.bound.add(name)
     n._bind(name, ssa)
+
+
+_ARITHMETIC = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+               "power", "negative", "mod")
+
+
+def _number(n: Any, atom: Any, depth: int = 0) -> bool:
+    """Is ``atom`` a Python number (a literal, ``p.steps + 1`` of one)?"""
+    if isinstance(atom, Const):
+        return type(atom.value) in (int, float, bool)
+    if not isinstance(atom, Var) or depth > 20:
+        return False
+    if n.buffer.immutable(atom.name):
+        return True
+    let = n.lets.get(atom.name)
+    if let is not None and let.prim == "getitem" and isinstance(let.args[0], Var):
+        made = record_of_atom(n, let.args[0])  # (`p.steps` of such a field: a number,
+        cls = getattr(made, "cls", None)  # as every write of it is one, this one too)
+        return isinstance(cls, type) and field_key(let) in number_fields(cls)
+    return let is not None and let.prim in _ARITHMETIC and all(
+        _number(n, a, depth + 1) for a in let.args)
 
 
 def _field(n: Any, atom: Any, key: str, node: Any) -> Any:

@@ -141,3 +141,10 @@ def held_object_bumped(x):
     held = [p]
     p.bump(x)
     return np.sum(held[0].w)
+
+
+def number_field_set_by_the_function(x):
+    p = Counted(np.sin(x))
+    p.steps = p.steps * 2 + 1  # (a number: the class's `+=` of it stays exact)
+    p.w = p.w * np.cos(x)
+    return np.sum(p.w) * p.steps

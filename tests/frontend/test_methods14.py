@@ -28,6 +28,7 @@ CASES = {
     "init_appends_terms": ((X4,), {"zeros": np.zeros(4)}),
     "method_statement": ((X4,), {"zeros": np.zeros(4)}),
     "init_concatenates_terms": ((X4,), {"zeros": np.zeros(4)}),
+    "number_field_set_by_the_function": ((X4,), {"zeros": np.zeros(4)}),
 }
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "jit",
                            "jit_jax", "special", "alias"), tol64=(1e-6, 1e-8))
@@ -64,7 +65,8 @@ def test_a_setter_updates_a_number_field_in_place() -> None:
 
 @pytest.mark.slow  # (~1 s of CPU for method_counts; the default tier keeps the above)
 @pytest.mark.parametrize("name", ["method_counts", "init_appends_terms",
-                                  "method_statement", "init_concatenates_terms"])
+                                  "method_statement", "init_concatenates_terms",
+                                  "number_field_set_by_the_function"])
 def test_methods_against_differences(name) -> None:
     """``self.calls += 1`` in ``__init__`` and ``self.calls -= 1`` in a method called
     as a statement (``t.advance(x)``: "an expression statement is evaluated only for
