@@ -29,6 +29,7 @@ import libcst.matchers as matchers
 from .. import syntax
 from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
+from .number_fields import fresh_lists, is_number, number_fields
 from .source import literal_value
 from .synthesize import signature_text, synthesize
 
@@ -365,7 +366,9 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
                         not callable(v)) and not isinstance(v, (property, classmethod,
                                                                 staticmethod)):
                     attrs.setdefault(k, _Spelled(f"{cls.__name__}.{k}"))
-    rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes))
+    rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes,
+                                        numbers=number_fields(cls), lists=fresh_lists(
+                                            fdef, me) if kind == "init" else frozenset()))
     assert isinstance(rewritten, cst.IndentedBlock)
     body = rewritten.with_changes(body=[rewritten.body[0].with_changes(leading_lines=[]),
                                         *rewritten.body[1:]])
@@ -539,9 +542,12 @@ class _Record(cst.CSTTransformer):
     ``self["w"] = v``; a bare ``return`` as ``return self``."""
 
     def __init__(self, me: str, static: dict[str, Any], attrs: dict[str, Any],
-                 returns: bool = True) -> None:
+                 returns: bool = True, numbers: frozenset[str] = frozenset(),
+                 lists: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.me, self.static, self.attrs, self.returns = me, static, attrs, returns
+        self.numbers = numbers  # (fields only ever a Python number: number_fields.py)
+        self.lists = lists  # (list fields `__init__` builds and appends to)
         self.skip = 0  # (inside an attribute's name or a keyword: not a read)
 
     def visit_Attribute_attr(self, node: cst.Attribute) -> None:
@@ -592,12 +598,31 @@ class _Record(cst.CSTTransformer):
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> Any:
         value = updated.value
+        f = original.value.func if isinstance(original.value, cst.Call) else None
+        if isinstance(f, cst.Attribute) and f.attr.value == "append" and isinstance(
+                f.value, cst.Attribute) and isinstance(f.value.value, cst.Name) and (
+                f.value.value.value == self.me and f.value.attr.value in self.lists):
+            field = value.func.value  # (`self["terms"]`; `self.terms + [v]`)
+            return cst.Assign([cst.AssignTarget(field)], cst.BinaryOperation(
+                field, cst.Add(), cst.List([cst.Element(value.args[0].value)])))
         if isinstance(value, cst.Call) and _setattr_call(value, self.me):
             key = value.args[1].value
             return cst.Assign([cst.AssignTarget(cst.Subscript(
                 cst.Name(self.me), [cst.SubscriptElement(cst.Index(key))]))],
                 value.args[2].value)
         return updated
+
+    def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> Any:
+        """``self.steps += 1`` of a field only ever a Python number: Python's
+        ``self.steps = self.steps + 1`` exactly (a number is not changed in place)."""
+        target = original.target
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == self.me and target.attr.value in self.numbers
+                and is_number(updated.value)):
+            return updated
+        op = getattr(cst, type(updated.operator).__name__.replace("Assign", ""))()
+        return cst.Assign([cst.AssignTarget(updated.target)], cst.BinaryOperation(
+            updated.target, op, updated.value))
 
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> Any:
         return updated.with_changes(value=cst.Name(self.me)) if (

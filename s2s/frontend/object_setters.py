@@ -21,8 +21,9 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Const, Index, Let, Var, walk
-from .built_objects import _method_record, returned_keys
+from .built_objects import _method_record, _writes_attributes, field_key, returned_keys
 from .fnvalues import FnValue
+from .number_fields import number_fields
 from .objects import record_of_atom
 
 
@@ -45,20 +46,81 @@ def set_attribute(n: Any, target: cst.Attribute, value: Any) -> bool:
                             "build a new object with the new value (`obj = "
                             f"{cls.__name__}(...)`), or compute with a local name")
     atom = n.exprs.expr(value)
+    if attr in number_fields(cls) and not _number(n, atom):
+        raise n.unsupported(target, f"`{name}.{attr} = ...` of a `{cls.__name__}` object: "
+                            f"its class's methods update `{attr}` in place (`+=`) as a "
+                            "Python number, and this value may be an array, which `+=` "
+                            "would change for every name that holds it",
+                            "set a Python number (an int or float literal), or keep "
+                            "the array in a field the class does not update with `+=`")
     found = inspect.getattr_static(cls, attr, None)
     if isinstance(found, property):
-        keys, values = _set_by(n, target, made, var, found.fset, atom, attr)
+        keys, values = _call_method(n, target, made, var, found.fset, attr, [atom])
     else:
         keys = tuple(made.keys) + (() if attr in made.keys else (attr,))
         values = [atom if k == attr else _field(n, var, k, target) for k in keys]
+    _rebind(n, target, name, made, keys, values)
+    return True
+
+
+def method_statement(n: Any, node: cst.Expr) -> bool:
+    """``p.bump(v)`` as a statement, of an object of your class the function built,
+    a method that sets attributes: its function over the fields called, the name then
+    holding the object with the fields it leaves (as ``p.w = v`` through a setter);
+    False where ``p`` is not such a name or the method sets nothing."""
+    call = node.value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name) and call.func.value.value in n.env):
+        return False
+    name, attr = call.func.value.value, call.func.attr.value
+    var = Var(n.env[name])
+    made = record_of_atom(n, var)
+    if made is None or not isinstance(getattr(made, "cls", None), type):
+        return False
+    cls = made.cls
+    method = inspect.getattr_static(cls, attr, None)
+    if not isinstance(method, types.FunctionType) or not _writes_attributes(method):
+        return False
+    why = _why_not(n, call.func, name, var, cls, attr, method=True)
+    if why:
+        raise n.unsupported(call, f"`{name}.{attr}(...)` sets attributes of a "
+                            f"`{cls.__name__}` object (an object of your class): {why}",
+                            "return a new object from the method (`obj = obj.method"
+                            "(...)`), or compute with a local name")
+    keys, values = _call_method(n, call, made, var, method, attr, None)
+    _rebind(n, call, name, made, keys, values)
+    return True
+
+
+def _rebind(n: Any, node: Any, name: str, made: Any, keys: tuple, values: list) -> None:
     if keys != tuple(made.keys):
         made = copy.copy(made)
         made.keys = keys
     ssa = n.names.fresh(name)
-    n.emit(ssa, "make_dict", tuple(values), {"keys": keys, "built": made}, target)
+    n.emit(ssa, "make_dict", tuple(values), {"keys": keys, "built": made}, node)
     n.bound.add(name)
     n._bind(name, ssa)
-    return True
+
+
+_ARITHMETIC = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+               "power", "negative", "mod")
+
+
+def _number(n: Any, atom: Any, depth: int = 0) -> bool:
+    """Is ``atom`` a Python number (a literal, ``p.steps + 1`` of one)?"""
+    if isinstance(atom, Const):
+        return type(atom.value) in (int, float, bool)
+    if not isinstance(atom, Var) or depth > 20:
+        return False
+    if n.buffer.immutable(atom.name):
+        return True
+    let = n.lets.get(atom.name)
+    if let is not None and let.prim == "getitem" and isinstance(let.args[0], Var):
+        made = record_of_atom(n, let.args[0])  # (`p.steps` of such a field: a number,
+        cls = getattr(made, "cls", None)  # as every write of it is one, this one too)
+        return isinstance(cls, type) and field_key(let) in number_fields(cls)
+    return let is not None and let.prim in _ARITHMETIC and all(
+        _number(n, a, depth + 1) for a in let.args)
 
 
 def _field(n: Any, atom: Any, key: str, node: Any) -> Any:
@@ -66,37 +128,49 @@ def _field(n: Any, atom: Any, key: str, node: Any) -> Any:
     return n.emit(n.exprs.target(None, key), "getitem", (atom,), {"index": index}, node)
 
 
-def _set_by(n: Any, node: Any, made: Any, var: Any, setter: Any, atom: Any,
-            attr: str) -> tuple:
-    """The property's setter called on the fields: ``(keys, values)`` it leaves."""
+def _call_method(n: Any, node: Any, made: Any, var: Any, setter: Any, attr: str,
+                 atoms: list | None) -> tuple:
+    """The property's setter (``atoms``: its value) or a method (``atoms`` None: the
+    call ``node``'s arguments) called on the fields: ``(keys, values)`` it leaves."""
     cls = made.cls
+    what = f"the setter of `{cls.__name__}.{attr}`" if atoms is not None else (
+        f"`{cls.__name__}.{attr}`")
     record = _method_record(cls, setter)
     if isinstance(record, str):
-        raise n.unsupported(node, f"the setter of `{cls.__name__}.{attr}` {record}",
+        raise n.unsupported(node, f"{what} {record}",
                             "set the fields in a method that returns a new object")
     fn = record[0]
-    text, i = f"{cls.__name__}_{attr}_setter", 2
+    base = f"{cls.__name__}_{attr}" + ("_setter" if atoms is not None else "")
+    text, i = base, 2
     while n.resolver.namespace.get(text, fn) is not fn or (
             text in n.names.taken and text not in n.resolver.namespace):
-        text, i = f"{cls.__name__}_{attr}_setter_{i}", i + 1
+        text, i = f"{base}_{i}", i + 1
     n.resolver.namespace[text] = fn
     n.names.taken.add(text)
+    args, kwargs = ([], {}) if atoms is None else (atoms, {})
+    if atoms is None:
+        args, kwargs = n.funcs.args_of(node.args)
+        clash = sorted(set(kwargs) & set(made.keys))
+        if clash:
+            raise n.unsupported(node, f"{what} is given the keyword `{clash[0]}`, the "
+                                "name of a field of its object", "pass it by position")
     fields = {k: _field(n, var, k, node) for k in made.keys}
     result = n.funcs.call(FnValue(fn, text, spelled=True), node, None,
-                          passed=([atom], fields))
+                          passed=(list(args), {**kwargs, **fields}))
     let = n.lets.get(result.name) if isinstance(result, Var) else None
     keys = returned_keys(let.params.get("callee")) if let is not None and (
         let.prim == "call") else None
     if keys is None:
-        raise n.unsupported(node, f"s2s cannot tell which fields the setter of "
-                            f"`{cls.__name__}.{attr}` sets", "set the fields in "
+        raise n.unsupported(node, f"s2s cannot tell which fields {what} sets",
+                            "set the fields in "
                             "`__init__`, or build a new object")
     return tuple(keys), [_field(n, result, k, node) for k in keys]
 
 
-def _why_not(n: Any, node: Any, name: str, var: Any, cls: type, attr: str) -> str:
+def _why_not(n: Any, node: Any, name: str, var: Any, cls: type, attr: str,
+             method: bool = False) -> str:
     """Why rebinding ``name`` is not Python's change of the object; "" where it is."""
-    found = inspect.getattr_static(cls, attr, None)
+    found = None if method else inspect.getattr_static(cls, attr, None)
     if isinstance(found, property) and not isinstance(found.fset, types.FunctionType):
         return f"its property `{attr}` has no setter (Python's AttributeError)"
     if any("__setattr__" in vars(k) or "__slots__" in vars(k) for k in cls.__mro__[:-1]):

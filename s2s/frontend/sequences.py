@@ -37,7 +37,7 @@ def as_array(n: Any, atom: Atom, node: Any) -> Atom:
     return n.emit(n.names.fresh(f"{stem(atom.name)}_array"), "asarray", (atom,), {}, node)
 
 
-def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
+def items_of(n: Any, atom: Atom, depth: int = 0) -> tuple[type, list[Atom]] | None:
     """The type and items of a tuple or list whose length is known now (a literal
     built here, or a constant); None for any other value."""
     if isinstance(atom, Const) and type(atom.value) in (tuple, list):
@@ -46,10 +46,27 @@ def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
         return type(atom.value), [Const(v, repr(v) if _literal_repr(v) else
                                         f"{atom.text}[{k}]") for k, v in enumerate(atom.value)]
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    item = _dict_item(n, let) if let is not None and let.prim == "getitem" and (
+        let.args) and depth < 8 and not carried(n, atom) and not carried(
+        n, let.args[0]) else None
+    if item is not None:  # (`self.terms + [v]` of a record's list field: the
+        return items_of(n, item, depth + 1)  # list, not an array's `+`; issue 23)
     if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
             n, atom) and not carried(n, atom):
         return (list if let.prim == "make_list" else tuple), list(let.args)
     return None
+
+
+def _dict_item(n: Any, let: Any) -> Any:
+    """The item ``d["k"]`` reads from a dict literal (a record's field), else None."""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", ())
+    src = n.lets.get(let.args[0].name) if isinstance(let.args[0], Var) else None
+    if len(items) != 1 or not isinstance(items[0], Const) or src is None or (
+            src.prim != "make_dict" or "from_items" in src.params or
+            items[0].value not in src.params.get("keys", ())):
+        return None
+    return src.args[list(src.params["keys"]).index(items[0].value)]
 
 
 def _literal_repr(v: Any) -> bool:

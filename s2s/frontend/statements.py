@@ -29,7 +29,7 @@ from .literals import decided_branch
 from .match_patterns import written_cases
 from .merged_dicts import fresh_dict
 from .object_protocols import augmented
-from .object_setters import set_attribute
+from .object_setters import method_statement, set_attribute
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -236,6 +236,8 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
+        elif method_statement(self.n, node):
+            pass  # `p.bump(v)`: a method setting fields of an object built here
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
             pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
         else:

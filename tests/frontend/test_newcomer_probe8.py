@@ -53,12 +53,10 @@ EXPECTED: dict[str, str] = {
     "iter_container": "refused",
     # (operator_overload_vec: ok now, `2.0 * a` is `Vec.__rmul__(a, 2.0)`...; it was
     # refused: "an operator on a `Vec` object ... does not call its `__mul__`")
-    # `p.w = p.w - lr * g` through a `@w.setter` is the setter's call now
-    # (object_setters.py), whose `self.steps += 1` is refused: "`self['steps'] += ...`
-    # would change in place an array that another name ... also refers to" (a field
-    # holding an array would change in place in Python; was "only names can be
-    # assigned to"; with `self.steps = self.steps + 1` it runs: test_protocols14.py)
-    "property_setter_update": "refused",
+    # (ok since methods14: the setter's `self.steps += 1` of a field only ever a Python
+    # number is `self.steps = self.steps + 1` (number_fields.py); it was refused:
+    # "`self['steps'] += ...` would change in place an array that another name ...")
+    "property_setter_update": "ok",
     # (dataclass_field_factory: ok now, the `default_factory` lambda's list literal
     # is written in and `sum(self.scales)` adds its items; it was refused: "Python's
     # built-in `sum` is supported over a list or tuple whose length is known...")
