@@ -1,0 +1,24 @@
+"""Functions for test_internal14b.py (issue 23's internal14b pass)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+def scaled_sine(x):
+    return np.sin(x) * 2.0
+
+
+def first_of_zip(x):
+    return np.sum(x) * next(iter(zip(x, x)))[0]
+
+
+def first_pair_of_zip(x, y):
+    a, b = next(iter(zip(x * 2.0, np.cos(y))))
+    return a * b + np.sum(y)
+
+
+def first_of_enumerate(x):
+    return np.sum(x) * next(iter(enumerate(x)))[1]
