@@ -22,3 +22,8 @@ def first_pair_of_zip(x, y):
 
 def first_of_enumerate(x):
     return np.sum(x) * next(iter(enumerate(x)))[1]
+
+
+def sine_times_rest(x):
+    rest = list(x[1:])
+    return np.sin(x[0]) * sum(r ** 2 for r in rest)

@@ -1,8 +1,10 @@
 """Issue 23's internal14b pass (``internal14b_fns.py``): errors that surfaced from
 emitted code or as raw internal exceptions.
 
-``s2s.vjp``'s pullback given a cotangent of the wrong tree structure said only
-"unexpected tree structure." (now: the structure expected and the one given, as JAX
+``rest = list(x[1:])`` of one row: ``vmap(grad)`` and ``hessian`` raised NumPy's
+"need at least one array to stack" from emitted code (the VJP of ``list(x)`` is now
+``np.zeros_like(x)`` where the cotangent list is empty). ``s2s.vjp``'s pullback
+given a cotangent of the wrong tree structure said only "unexpected tree structure." (now: the structure expected and the one given, as JAX
 says); ``next(iter(zip(a, b)))`` was refused as "`tuple` is a class" (now the tuple
 ``(a[0], b[0])``), and ``next(iter(...))`` of another iterator is refused naming it.
 
@@ -64,3 +66,35 @@ def test_first_item_of_a_zip_against_jax(dtype) -> None:
         want = jax.grad(twin.first_pair_of_zip, argnums=(0, 1))(x, y)
         for g, w in zip(got, want):
             close(g, w, dtype)
+
+
+# ---- the VJP of list(x) of an array with no rows ----------------------------------------
+
+
+def test_list_of_no_rows_under_vmap_of_grad_and_hessian() -> None:
+    """``rest = list(x[1:])`` at size 1: ``sum`` over no items is 0, and so is the
+    cotangent of ``x[1:]`` (before: NumPy's ValueError from emitted code under vmap,
+    EmptyStackError at an emitted line under hessian)."""
+    v = np.array([0.3])
+    close(s2s.vmap(s2s.grad(F.sine_times_rest))(np.stack([v, 2 * v])), np.zeros((2, 1)),
+          np.float64)
+    close(s2s.hessian(F.sine_times_rest)(v), np.zeros((1, 1)), np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_list_of_few_rows_against_jax(dtype) -> None:
+    """Sizes 1, 3, 1, 2, 1 over calls: grad, hessian, jacrev(grad), vmap(grad),
+    vmap(hessian)."""
+    import jax
+
+    f, t = F.sine_times_rest, jax_twin(F).sine_times_rest
+    for n in (1, 3, 1, 2, 1):
+        x = np.random.default_rng(n).normal(size=n).astype(dtype)
+        xs = np.random.default_rng(n + 5).normal(size=(4, n)).astype(dtype)
+        close(s2s.grad(f)(x), jax.grad(t)(x), dtype)
+        close(s2s.hessian(f)(x), jax.hessian(t)(x), dtype)
+        close(s2s.jacrev(s2s.grad(f))(x), jax.jacrev(jax.grad(t))(x), dtype)
+        close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(t))(xs), dtype)
+        close(s2s.vmap(s2s.hessian(f))(xs), jax.vmap(jax.hessian(t))(xs), dtype)
