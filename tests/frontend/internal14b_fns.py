@@ -27,3 +27,7 @@ def first_of_enumerate(x):
 def sine_times_rest(x):
     rest = list(x[1:])
     return np.sin(x[0]) * sum(r ** 2 for r in rest)
+
+
+def reduced_with_lambda(m, mats=(np.eye(2), 2 * np.eye(2))):
+    return functools.reduce(lambda acc, v: acc + np.sum(v ** 2), [m] + list(mats), 0.0)

@@ -8,6 +8,10 @@ given a cotangent of the wrong tree structure said only "unexpected tree structu
 says); ``next(iter(zip(a, b)))`` was refused as "`tuple` is a class" (now the tuple
 ``(a[0], b[0])``), and ``next(iter(...))`` of another iterator is refused naming it.
 
+``jacfwd`` of ``functools.reduce(lambda acc, v: ..., [m] + list(mats), 0.0)``: vmap
+appended the unbatched zero tangents of ``mats`` to the batched tangent list, an
+AxisError from emitted code (now each is repeated for every direction first).
+
 Expected values: closed forms in the default tier; JAX on the same source, float64
 and float32, under ``-m slow``."""
 
@@ -98,3 +102,26 @@ def test_list_of_few_rows_against_jax(dtype) -> None:
         close(s2s.jacrev(s2s.grad(f))(x), jax.jacrev(jax.grad(t))(x), dtype)
         close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(t))(xs), dtype)
         close(s2s.vmap(s2s.hessian(f))(xs), jax.vmap(jax.hessian(t))(xs), dtype)
+
+
+# ---- a batched list that an unbatched item is appended to ---------------------------------
+
+
+def test_jacfwd_of_a_lambda_reduce_over_a_list_grown_from_an_argument() -> None:
+    """``[m] + list(mats)`` reduced by a lambda: the tangent list starts with ``m``'s
+    (batched by jacfwd) and gets ``mats``' zero tangents (not batched), now repeated
+    for every direction (before: AxisError from emitted code)."""
+    m = np.array([[1.5, -0.5], [0.25, 2.0]])
+    close(s2s.jacfwd(F.reduced_with_lambda)(m), 2.0 * m, np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_jacfwd_of_a_lambda_reduce_against_jax(dtype) -> None:
+    import jax
+
+    f, t = F.reduced_with_lambda, jax_twin(F).reduced_with_lambda
+    for seed in (1, 2, 3):
+        m = np.random.default_rng(seed).normal(size=(2, 2)).astype(dtype)
+        close(s2s.jacfwd(f)(m), jax.jacfwd(t)(m), dtype)
