@@ -31,3 +31,30 @@ def sine_times_rest(x):
 
 def reduced_with_lambda(m, mats=(np.eye(2), 2 * np.eye(2))):
     return functools.reduce(lambda acc, v: acc + np.sum(v ** 2), [m] + list(mats), 0.0)
+
+
+def kept_zip_walked(x):
+    pairs = zip(x, x)
+    s = 0.0
+    for p, q in pairs:
+        s = s + p * q
+    return s
+
+
+def kept_zip_operand_rebound(x, y):
+    pairs = zip(x, np.cos(y))
+    x = x * 3.0  # (the zip holds the x it was given)
+    s = np.sum(x)
+    for p, q in pairs:
+        s = s + p * q
+    return s
+
+
+def kept_zip_walked_twice(x):
+    pairs = zip(x, x)
+    s = 0.0
+    for p, q in pairs:
+        s = s + p * q
+    for p, q in pairs:
+        s = s + p
+    return s

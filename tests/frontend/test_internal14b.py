@@ -125,3 +125,42 @@ def test_jacfwd_of_a_lambda_reduce_against_jax(dtype) -> None:
     for seed in (1, 2, 3):
         m = np.random.default_rng(seed).normal(size=(2, 2)).astype(dtype)
         close(s2s.jacfwd(f)(m), jax.jacfwd(t)(m), dtype)
+
+
+# ---- a zip kept in a name, then walked once -----------------------------------------------
+
+
+def test_kept_zip_walked_once_runs() -> None:
+    x = np.array([1.0, 2.0])
+    close(s2s.grad(F.kept_zip_walked)(x), 2.0 * x, np.float64)
+    y = np.array([0.5, -0.25])
+    got = s2s.grad(F.kept_zip_operand_rebound, argnums=(0, 1))(x, y)
+    close(got[0], 3.0 + np.cos(y), np.float64)
+    close(got[1], -x * np.sin(y), np.float64)
+
+
+def test_kept_zip_walked_twice_stays_refused_at_the_zip() -> None:
+    with pytest.raises(s2s.TransformError, match="zip") as err:
+        s2s.grad(F.kept_zip_walked_twice)(np.array([1.0, 2.0]))
+    assert "internal14b_fns.py" in str(err.value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_kept_zip_against_jax(dtype) -> None:
+    """Sizes 1, 3, 2 over calls: grad, jacfwd, hessian, vmap(grad)."""
+    import jax
+
+    twin = jax_twin(F)
+    for n in (1, 3, 2):
+        x, y = np.random.default_rng(n).normal(size=(2, n)).astype(dtype)
+        xs = np.random.default_rng(n + 4).normal(size=(3, n)).astype(dtype)
+        f, t = F.kept_zip_walked, twin.kept_zip_walked
+        close(s2s.grad(f)(x), jax.grad(t)(x), dtype)
+        close(s2s.jacfwd(f)(x), jax.jacfwd(t)(x), dtype)
+        close(s2s.hessian(f)(x), jax.hessian(t)(x), dtype)
+        close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(t))(xs), dtype)
+        f, t = F.kept_zip_operand_rebound, twin.kept_zip_operand_rebound
+        for g, w in zip(s2s.grad(f, argnums=(0, 1))(x, y), jax.grad(t, argnums=(0, 1))(x, y)):
+            close(g, w, dtype)
