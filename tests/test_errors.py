@@ -456,9 +456,11 @@ def test_vjp_cotangent_checked_like_jax(J, name, cotangent) -> None:
 
 
 def test_an_iterator_where_s2s_does_not_walk_it_says_where_it_does() -> None:
-    """A ``zip(...)`` kept in a name: refused, located, saying where ``zip`` is
-    supported (it said "`zip` is a class; constructing objects is not supported",
-    probe 8; ``zip(x, zip(y, z))`` and ``sorted(zip(...))`` run since iter14)."""
+    """A ``zip(...)`` kept in a name and walked twice, or given to ``len``: refused,
+    located, saying where ``zip`` is supported (it said "`zip` is a class;
+    constructing objects is not supported", probe 8; ``zip(x, zip(y, z))`` and
+    ``sorted(zip(...))`` run since iter14, a kept zip walked once by a loop since
+    internal14b)."""
     import iterator_place_fns as F
 
     for fn in (F.kept_zip, F.len_of_zip):

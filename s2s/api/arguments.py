@@ -501,6 +501,20 @@ def _check_tangents(primals: Any, tangents: Any) -> None:
             )
 
 
+def _structure(x: Any) -> str:
+    """A pytree's structure as JAX's PyTreeDef writes it: ``(*, {'a': *})``."""
+    if x is None:
+        return "None"
+    if isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
+        inner = ", ".join(_structure(v) for v in x)
+        if isinstance(x, list):
+            return f"[{inner}]"
+        return f"({inner},)" if len(x) == 1 else f"({inner})"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in x.items()) + "}"
+    return "*"
+
+
 def _short(x: Any) -> str:
     return "None" if x is None else f"of shape {np.shape(x)}"
 
@@ -515,7 +529,11 @@ def _tangent_like(t: Any, out: Any) -> Any:
 
 def _check_cotangent(ct: Any, out: Any) -> None:
     if _sorted_kind(kind_of(ct)) != _sorted_kind(kind_of(out)):
-        raise ValueError("unexpected tree structure.")
+        raise ValueError(
+            "unexpected tree structure.\n\nThe argument to a VJP function returned by "
+            "`vjp` must match the pytree structure of the differentiated function's "
+            f"output, {_structure(out)}, but got {_structure(ct)} (`*` is an array or "
+            "number).")
     for c, o in zip(_sorted_leaves(ct), _sorted_leaves(out)):
         cs, os_ = np.shape(c), np.shape(o)
         cd, od = np.result_type(c), np.result_type(o)

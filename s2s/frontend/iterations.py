@@ -43,6 +43,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from .dicts import assigned_names
+from .kept_zips import kept_zips
 from .sorted_values import evaluated_part, hoist_sorted
 from .vectorized import Vectorized
 from .walrus import hoisted, scan
@@ -73,7 +74,7 @@ class Iterations:
 
     def _block(self, nodes: list[Any]) -> list[Any]:
         out: list[Any] = []
-        for node in nodes:
+        for node in kept_zips(self, nodes):  # (`pairs = zip(x, y)`, then `for .. in pairs`)
             if isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
                 node = self._inner(node)
             node = self._spread(node)

@@ -487,6 +487,25 @@ def _local_root(n: Any, node: Any) -> bool:
     return isinstance(node, cst.Name) and node.value in n.local_names
 
 
+def _first_of_iterator(n: Any, inner: Any) -> Any:
+    """``next(iter(zip(a, b)))``: ``(a[0], b[0])``; None for an ``inner`` that is no
+    iterator call; refused for another iterator (map, filter, enumerate, reversed)."""
+    if not isinstance(inner, cst.Call) or not isinstance(inner.func, cst.Name) or (
+            inner.func.value in n.local_names):
+        return None
+    found = n.resolver.lookup_global(inner.func)
+    if found is builtins.zip and inner.args and not any(
+            a.star or a.keyword for a in inner.args):
+        return cst.Tuple([cst.Element(_at(a.value, 0)) for a in inner.args])
+    if found in (builtins.zip, builtins.enumerate, builtins.map, builtins.filter,
+                 builtins.reversed):
+        raise n.unsupported(inner, f"`next(iter({inner.func.value}(...)))` (the first "
+                            "item of an iterator) is supported for `zip(a, b)` only",
+                            "index the first item (`(0, x[0])` for enumerate, "
+                            "`f(x[0])` for map), or walk it in a `for` loop")
+    return None
+
+
 def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
     """The expression s2s lowers for a Python idiom over containers (None for any
     other call): ``next(iter(v))`` is ``tuple(v)[0]`` (a dict's first key, a view's
@@ -502,8 +521,8 @@ def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
             args[0].value.func, cst.Name) and args[0].value.func.value not in \
             n.local_names and n.resolver.lookup_global(args[0].value.func) is builtins.iter:
         inner = args[0].value.args[0].value
-        made = cst.Subscript(cst.Call(cst.Name("tuple"), [cst.Arg(inner)]),
-                             [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        made = _first_of_iterator(n, inner) or cst.Subscript(cst.Call(cst.Name(
+            "tuple"), [cst.Arg(inner)]), [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
     elif obj in (builtins.max, builtins.min) and len(args) == 1 and not args[0].star and \
             isinstance(args[0].value, cst.Name) and (n.env.get(
                 args[0].value.value) in n.draws.params or n.dicts.built_per_call(

@@ -302,7 +302,9 @@ defprim(
 
 @defvjp("list")
 def list_vjp(g, ans, iterable):
-    return np.reshape(np.array(g), np.shape(iterable))
+    if len(g):
+        return np.reshape(np.array(g), np.shape(iterable))
+    return np.zeros_like(iterable)  # (no rows: no items to stack)
 
 
 deflinear("list", "iterable")

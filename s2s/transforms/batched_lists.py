@@ -52,6 +52,7 @@ class ListBatching:
                 n = self.use_batch_size()
                 out.append(Line(f"{base.name} = {stacked_items(base.name, kind, new, n)}"))
             paths |= {(SEQ_ITEM,) + p for p in item_paths}
+            s = self._repeated_item(s, paths, item_paths, out)
         if paths:
             self.b[s.target] = paths
         if self.write_masks:  # (under batched control flow: see TapeOrder)
@@ -60,6 +61,18 @@ class ListBatching:
                             "this path", keep=True))
             return
         out += self.replay.statements([s])
+
+    def _repeated_item(self, s: Let, paths: set, item_paths: set, out: list[Any]) -> Let:
+        """``ys.append(v)`` of an unbatched array ``v`` into a list whose items are
+        batched (a zero tangent beside the argument's): ``v`` repeated for every
+        example first, so all items agree."""
+        item = s.args[1]
+        if (SEQ_ITEM,) not in paths or () in item_paths or not isinstance(item, Var) or (
+                self.kind(item.name) != LEAF):
+            return s
+        name = self.names.fresh(f"{item.name}_each")
+        out.append(Line(f"{name} = np.stack([{item.name}] * {self.use_batch_size()})"))
+        return Let(s.target, s.prim, (s.args[0], Var(name)), s.params, s.loc)
 
     def _as_grown(self, base: Var, kind: Any, paths: set, out: list[Any]) -> set:
         """The batched paths of ``base``, a list of known length (``ys = [a]``) that an
