@@ -619,7 +619,8 @@ def _run_time_key(u: "_Unroller", s: Let) -> bool:
     return isinstance(kind, Tree) and kind.type in (tuple, list) and bool(kind.keys) and \
         not any(isinstance(c, Tree) for c in kind.children) and len(index.items) == 1 and \
         isinstance(index.items[0], Var) and not index.is_tuple and not index.unpack and \
-        not index.attribute and index.items[0].name not in u.constants
+        not index.attribute and index.items[0].name not in u.constants and not any(
+            isinstance(a, Const) for a in u.literals.get(s.args[0].name, ()))  # (keys)
 
 
 def _stacked_read(u: "_Unroller", s: Let) -> list[Let]:
