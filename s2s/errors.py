@@ -106,6 +106,12 @@ class EmptyStackError(TransformError, ValueError):
     an empty batch), located at the user's line (NumPy's ValueError)."""
 
 
+class StackShapeError(TransformError, ValueError):
+    """Items of different shapes of a tuple or list read by a key known only when the
+    code runs (``xs[i]``: s2s stacks the items to read one), located at the user's
+    line (NumPy's ValueError)."""
+
+
 class ListIndexError(TransformError, IndexError):
     """An index out of the range of a list the function grew (``hs[k]``), raised where
     emitted code reads the item and located at the user's own line (Python's

@@ -26,6 +26,7 @@ from ..errors import (
     Loc,
     NotIterableError,
     SingularMatrixError,
+    StackShapeError,
     TruthValueError,
     UnpackError,
 )
@@ -285,7 +286,8 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error) or a list's index out of range (see index_error), else
     ``err`` itself."""
-    if isinstance(err, (TruthValueError, EmptyStackError, ListIndexError)):  # located
+    if isinstance(err, (TruthValueError, EmptyStackError, ListIndexError,
+                        StackShapeError)):  # located
         inner = err.__cause__  # already: at your line, or at a line of emitted code an
         if not (err.loc is not None and str(err.loc.file).startswith("<s2s:")  # inner
                 and isinstance(inner, (ValueError, IndexError))):  # call ran (jacfwd's vmap)
@@ -381,13 +383,23 @@ def _emitted_line(err: BaseException) -> tuple[str, str] | None:
 def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
     """NumPy's "need at least one array to stack" from an emitted ``np.stack`` of the
     rows a vmap written in the function made, located at that vmap's line."""
-    if "need at least one array to stack" not in str(err) or ir is None:
+    if ir is None or "need at least one array to stack" not in str(err) and \
+            "all input arrays must have the same shape" not in str(err):
         return None
     found = _emitted_line(err)
     match = _STACK.match(found[1]) if found is not None else None
     loc = _let_loc(ir, match.group(1), set()) if match is not None else None
+    if match is not None and "same shape" in str(err):
+        loc = _stacked_read_loc(err, found[0], ir)
     if loc is None:
         return None
+    if "same shape" in str(err):  # (ir/unroll.py's `xs[i]` by a run-time key)
+        return StackShapeError(
+            "a tuple or list read by a key known only when the code runs (`xs[i]` with "
+            "`i` a loop's counter s2s did not unroll, or passed to a function or "
+            "`__getitem__`): s2s reads it as np.stack(xs)[i], and its items have "
+            "different shapes here (NumPy's ValueError)", loc,
+            "index with a constant (`xs[0]`), or loop over the items (`for v in xs:`)")
     if _sums_in(ir, match.group(1), set()):  # (`sum(f(v) for v in x if ...)`: none kept)
         return EmptyStackError(
             "`sum` of a generator that gave no items on this call: Python's `sum` gives "
@@ -400,6 +412,19 @@ def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
         "(size 0), or a list stacked here has no items (NumPy's ValueError)", loc,
         "skip the call when the batch is empty (s2s's transforms stack g's results and "
         "know their shape only from a call of g)")
+
+
+def _stacked_read_loc(err: BaseException, file: str, ir: Any) -> Any:
+    """The user's ``xs[i]`` whose items ir/unroll.py stacks (``xs_stacked =
+    np.stack(...)``, then ``xs_i = xs_stacked[i]``, a name of the user's IR)."""
+    tb, lineno = err.__traceback__, 0
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    lines = linecache.getlines(file)
+    found = _bound_in(ir, lines[lineno], set()) if 0 < lineno < len(lines) else None
+    return None if found is None else found[1]
 
 
 def _sums_in(fn: Any, name: str, seen: set[int]) -> bool:

@@ -249,6 +249,11 @@ class _Unroller:
                     self.changed = True
                     out += made[:-1]
                     s = made[-1]
+                elif _run_time_key(self, s):
+                    made = _stacked_read(self, s)
+                    self.changed = True
+                    out += [self.let(t) for t in made[:-1]]
+                    s = made[-1]
                 out.append(self.let(s))
                 known = self.constants.get(out[-1].target)
                 if known is not None and out[-1].target not in self.carried:
@@ -407,7 +412,7 @@ class _Unroller:
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
-        s = self.appended(s)
+        s = _appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
@@ -493,30 +498,6 @@ class _Unroller:
                     self.constants[s.target] = literal[key]
         return s
 
-    def appended(self, s: Let) -> Let:
-        """Follow lists built by appending (``items = []; items.append(v)``, unrolled);
-        a dict comprehension's ``make_dict(keys, values)`` over two such lists whose
-        keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
-        if s.prim == "make_list" and not s.args:
-            self.chains[s.target] = ()
-        elif s.prim == "identity" and isinstance(s.args[0], Var) and \
-                s.args[0].name in self.chains:  # (an `if` decided per call: its join)
-            self.chains[s.target] = self.chains[s.args[0].name]
-        elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in self.chains:
-            self.chains[s.target] = items = self.chains[s.args[0].name] + (s.args[1],)
-            if all(isinstance(a, Const) and type(a.value) is str for a in items):
-                # `[k for k in p]`: a list of this call's keys, read as its literal
-                self.literals[s.target] = items
-                self.trees[s.target] = Tree(list, tuple(range(len(items))), (LEAF,) * len(items))
-        elif _keyed_per_call(s) and all(a.name in self.chains for a in s.args):
-            keys, values = (self.chains[a.name] for a in s.args)
-            if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
-                    {k.value for k in keys}) == len(keys):
-                self.removable |= {n for n in self.chains}
-                return Let(s.target, "make_dict", values,
-                           {"keys": tuple(k.value for k in keys)}, s.loc)
-        return s
-
     def unrollable(self, s: For) -> bool:
         if s.test is not None or s.counter is not None or s.iter is None:
             return False
@@ -595,6 +576,69 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _appended(u: "_Unroller", s: Let) -> Let:
+    """Follow lists built by appending (``items = []; items.append(v)``, unrolled);
+    a dict comprehension's ``make_dict(keys, values)`` over two such lists whose
+    keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
+    if s.prim == "make_list" and not s.args:
+        u.chains[s.target] = ()
+    elif s.prim == "identity" and isinstance(s.args[0], Var) and \
+            s.args[0].name in u.chains:  # (an `if` decided per call: its join)
+        u.chains[s.target] = u.chains[s.args[0].name]
+    elif s.prim == "append" and isinstance(s.args[0], Var) and s.target not in \
+            u.rebound and s.args[0].name not in u.chains and \
+            getattr(u.trees.get(s.args[0].name), "type", None) is list:
+        grown = u.trees[s.args[0].name]  # (`xs = [a, b]; xs.append(c)`: 3 items)
+        new = u.trees.get(s.args[1].name, LEAF) if isinstance(s.args[1], Var) else LEAF
+        u.trees[s.target] = Tree(list, tuple(range(len(grown.keys) + 1)),
+                               grown.children + (new,))
+    elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in u.chains:
+        u.chains[s.target] = items = u.chains[s.args[0].name] + (s.args[1],)
+        if all(isinstance(a, Const) and type(a.value) is str for a in items):
+            # `[k for k in p]`: a list of this call's keys, read as its literal
+            u.literals[s.target] = items
+            u.trees[s.target] = Tree(list, tuple(range(len(items))), (LEAF,) * len(items))
+    elif _keyed_per_call(s) and all(a.name in u.chains for a in s.args):
+        keys, values = (u.chains[a.name] for a in s.args)
+        if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
+                {k.value for k in keys}) == len(keys):
+            u.removable |= {n for n in u.chains}
+            return Let(s.target, "make_dict", values,
+                       {"keys": tuple(k.value for k in keys)}, s.loc)
+    return s
+
+
+def _run_time_key(u: "_Unroller", s: Let) -> bool:
+    """``xs[i]`` of a tuple or list of arrays (this call's structure) by a key known
+    only when the code runs (a loop's counter passed to ``__getitem__``, ``xs[i - 1]``
+    in a loop kept, a counter of a ``while``)."""
+    if s.prim != "getitem" or not isinstance(s.args[0], Var):
+        return False
+    kind, index = u.trees.get(s.args[0].name), s.params["index"]
+    return isinstance(kind, Tree) and kind.type in (tuple, list) and bool(kind.keys) and \
+        not any(isinstance(c, Tree) for c in kind.children) and len(index.items) == 1 and \
+        isinstance(index.items[0], Var) and not index.is_tuple and not index.unpack and \
+        not index.attribute and index.items[0].name not in u.constants and not any(
+            isinstance(a, Const) for a in u.literals.get(s.args[0].name, ()))  # (keys)
+
+
+def _stacked_read(u: "_Unroller", s: Let) -> list[Let]:
+    """``xs[i]`` by a run-time key: the items stacked, ``np.stack([xs[0], xs[1]])[i]``
+    (items of one shape; NumPy refuses others at the stack), its derivative the
+    stack's and the row's, as JAX's of ``jnp.stack(xs)[i]``."""
+    base = s.args[0]
+    out: list[Let] = []
+    for k in u.trees[base.name].keys:
+        item = u.names.fresh(f"{base.name}_item")
+        out.append(Let(item, "getitem", (base,), {"index": Index((Const(k, repr(k)),),
+                                                                 False)}, s.loc))
+    listed = u.names.fresh(f"{base.name}_items")
+    stacked = u.names.fresh(f"{base.name}_stacked")
+    out.append(Let(listed, "make_list", tuple(Var(t.target) for t in out), {}, s.loc))
+    out.append(Let(stacked, "stack", (Var(listed),), {}, s.loc))
+    return out + [Let(s.target, "getitem", (Var(stacked),), s.params, s.loc)]
 
 
 def _returned_dict(s: Let) -> Tree | None:

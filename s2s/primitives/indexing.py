@@ -273,9 +273,10 @@ def searchsorted_rule(b: Batch, s: Let) -> str:
     return f"np.sum({row} {op} np.expand_dims({atom_text(v)}, -1), axis=-1)"
 
 
-@batch_rule("argwhere", "nonzero", "flatnonzero")
+@batch_rule("argwhere", "nonzero", "flatnonzero", "unique")
 def positions_rule(b: Batch, s: Let) -> str:
-    """Positions of nonzero elements: a different count for each example."""
+    """Positions of nonzero elements (np.unique's distinct values): a different count
+    for each example."""
     raise NoBatchRule(f"np.{s.prim} of a batched array: {PER_EXAMPLE_COUNT}",
                       "use a mask instead: np.where(x != 0, ...)")
 
@@ -389,3 +390,15 @@ def add_at_rule(b: Batch, s: Let) -> str:
     return f"np.add.at({t} := {repeated(b, y)}, {where}, {v}) or {t}"
 
 
+
+
+# ---- the distinct values of an array: a run-time length ----------------------------
+
+defprim(
+    "unique", np.unique, "(ar)", family="indexing", diff=(),
+    underived={"ar": "the distinct values' derivative (the first occurrence's) has no "
+               "rule in s2s"},
+    note="the sorted distinct values, of an array not differentiated (`for c in "
+    "np.unique(labels)`: a loop whose length is known when the code runs); no "
+    "return_index=/return_counts= (a tuple)",
+)

@@ -34,10 +34,11 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # `for c in np.unique(labels):` of an integer argument not differentiated: "`np.unique`
-    # (numpy.unique) has no derivative rule in s2s yet" (JAX's grad runs it; its jit
-    # refuses the data-dependent size)
-    "unique_label_means": "refused",
+    # `for c in np.unique(labels):` of an integer argument not differentiated: runs (a
+    # run-time loop over the distinct values; loops14: it was "`np.unique` has no
+    # derivative rule"); under jax.jit the loop's length is traced (s2s.jit(...,
+    # backend="jax") and jax.jit refuse the data-dependent size alike)
+    "unique_label_means": "both refuse",
     # `out[x > 0] = ...`: vmap of grad "a mask that differs per example" and JAX's jit
     # (NonConcreteBooleanIndexError) refuse alike; JAX's arrays refuse the write itself
     "masked_assign": "both refuse",
