@@ -6,7 +6,8 @@ here allocates an array of the shapes it reasons about: shapes are tuples, dtype
 come from NumPy evaluating the operation on 0-d or size-1 stand-ins (under NumPy 2's
 promotion rules a result's dtype does not depend on the operands' sizes), and a
 ``view_stand_in`` is a zero-strided view of one element, whatever its shape.
-And ``OtherPath``, which vmap's code made for one path's ranks raises on the other.
+And ``OtherPath``, which vmap's code made for one path's ranks raises on the other;
+and ``python_float``, which gives ``math.log(v)``'s result math's dtype.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ __all__ = ["ShapeDtypeStruct", "stand_in_0d", "stand_in_1", "view_stand_in", "sm
            "reduced_shape", "reshaped_shape", "concatenated_shape", "stacked_shape", "indexed_shape",
            "sized_shape", "arange_shape", "operand_shape",
            "kron_shape", "inner_shape", "diffed_shape", "tiled_shape", "repeated_shape",
-           "joined_dtype", "spaced_shape", "array_shape", "einsum_batched"]
+           "joined_dtype", "spaced_shape", "array_shape", "einsum_batched", "python_float"]
 
 # the most elements the operands of a primitive without a shape rule may have: it is
 # evaluated on stand-ins of those shapes (its result may be larger, so this stays small)
@@ -501,3 +502,10 @@ def weights_along(weights, a, axis):
 
 
 __all__ += ["pad_sources", "weights_along"]
+
+
+def python_float(x):
+    """``math.log(v)``'s result, as ``math`` gives it: a Python float (weak: it keeps a
+    float32 array float32) where NumPy's ``np.log(v)`` gave a NumPy scalar; an array (a
+    batch of values, a JAX value) as it is."""
+    return float(x) if isinstance(x, np.generic) else x

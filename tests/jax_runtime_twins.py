@@ -39,6 +39,11 @@ def real_only(x, what):
     return x
 
 
+def python_float(x):
+    """``x`` itself (a JAX value is no NumPy scalar: s2s's leaves it as it is)."""
+    return x
+
+
 def matmul_lhs_bar(cot, x1, x2):
     return _pullback(lambda y: jnp.matmul(y, x2), x1, cot)
 

@@ -35,6 +35,7 @@ from s2s.runtime import (
     norm_grad,
     prod_of_others,
     prod_of_others_jet,
+    python_float,
     real_only,
     rhs_columns,
     sinc_taylor,
@@ -80,6 +81,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         norm_grad,
         prod_of_others,
         prod_of_others_jet,
+        python_float,
         real_only,
         rhs_columns,
         sinc_taylor,
@@ -219,6 +221,8 @@ else:
             row("unbroadcast", "to_scalar", (normal(2, 3), normal())),
             row("unbroadcast", "same", (normal(2, 3), normal(2, 3))),
             row("real_only", "matrix", (normal(2, 3),), {"what": "np.linalg.qr"}),
+            row("python_float", "array", (normal(2, 3),)),
+            row("python_float", "scalar", (normal(),)),
         ]
         + pair_rows("matmul_lhs_bar", "matmul_rhs_bar", np.matmul, MATMULS)
         + pair_rows("dot_lhs_bar", "dot_rhs_bar", np.dot, DOTS)
@@ -383,6 +387,10 @@ def f_real_only(x):
     return np.sum(np.sin(real_only(x * x, "np.linalg.qr")) * W3)
 
 
+def f_python_float(x):
+    return np.sum(np.sin(python_float(x * x)) * W3)
+
+
 def f_matmul_bars(cot, x1, x2):
     return np.sum(np.sin(matmul_lhs_bar(cot, x1, x2)) * W23) + np.sum(
         np.cos(matmul_rhs_bar(cot, x1, x2)) * W32
@@ -519,6 +527,7 @@ if np.__name__ != "jax.numpy":
     E2E = [
         E2ECase(f_unbroadcast, ("unbroadcast",), (normal(2, 3),)),
         E2ECase(f_real_only, ("real_only",), (normal(3),)),
+        E2ECase(f_python_float, ("python_float",), (normal(3),)),
         E2ECase(f_matmul_bars, ("matmul_lhs_bar", "matmul_rhs_bar"),
                 (normal(2, 2), normal(2, 3), normal(3, 2))),
         E2ECase(f_dot_bars, ("dot_lhs_bar", "dot_rhs_bar"),

@@ -455,21 +455,24 @@ def test_lower_inplace_rewrites() -> None:
             return y
     """)
     lowered = lower_inplace(text)
-    assert "y = y.at[1:].add(x[:-1])  # kept" in lowered
+    # a value is cast to the array's dtype, as NumPy's write casts it (JAX warns on a
+    # float64 value into a float32 array); a literal (`2`, `3`) is weak, left as it is
+    assert "y = y.at[1:].add(np.astype(x[:-1], y.dtype))  # kept" in lowered
     assert "y = y.at[0].set(y[0].at[1].set(3))" in lowered
-    assert "y = y.at[idx].add(x)" in lowered
-    assert "y = y.at[idx].max(x)" in lowered
+    assert "y = y.at[idx].add(np.astype(x, y.dtype))" in lowered
+    assert "y = y.at[idx].max(np.astype(x, y.dtype))" in lowered
     assert "rows[0] = y" in lowered
     assert "y = y.at[idx].subtract(2)" in lowered
-    assert "z = y.at[np.s_[:, 0]].add(x)" in lowered  # batched code's expression form
+    assert "z = y.at[np.s_[:, 0]].add(np.astype(x, y.dtype))" in lowered  # batched code's expression form
     assert "w = np.repeat(x[None], 3, axis=0).at[idx].add(x)" in lowered
     with pytest.raises(LoweringError):
         lower_inplace("def f(a):\n    a.b[0] = 1\n")
     fused = lower_inplace(text + "    for i in range(3):\n        y[i:] += x\n",
                           fuse_slices=True)
-    assert "y = y + np.zeros_like(y).at[1:].set(x[:-1])  # kept" in fused
+    assert ("y = y + np.zeros_like(y).at[1:].set(np.astype(x[:-1], y.dtype))  # kept"
+            in fused)
     assert "y = y.at[idx].subtract(2)" in fused  # no slice: in place
-    assert "        y = y.at[i:].add(x)" in fused  # inside a loop: in place
+    assert "        y = y.at[i:].add(np.astype(x, y.dtype))" in fused  # inside a loop: in place
 
 
 def test_lowered_writes_run_like_numpy() -> None:

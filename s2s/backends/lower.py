@@ -233,7 +233,8 @@ class _UfuncAtExpression(ast.NodeTransformer):
         else:
             return node
         self.changed = True
-        return _update(array, idx, value, method)
+        return _update(array, idx, value, method,
+                       buf.id if isinstance(buf, ast.Name) else None, self.np_name)
 
 
 def _ufunc_at(call: ast.expr, np_name: str) -> str | None:
@@ -266,7 +267,7 @@ def _lower_simple(stmt: ast.stmt, containers: set[str], np_name: str,
                 target.value, ast.Name) and _has_slice(target.slice):
             name, op = target.value.id, "+" if isinstance(stmt.op, ast.Add) else "-"
             placed = _update(syntax.parse(f"{np_name}.zeros_like({name})", mode="eval").body,
-                             target.slice, stmt.value, "set")
+                             target.slice, stmt.value, "set", name, np_name)
             return f"{name} = {name} {op} {ast.unparse(placed)}"
         method = _AUG.get(type(stmt.op))
         if method is None:
@@ -301,22 +302,45 @@ def _store(target: ast.Subscript, value: ast.expr, method: str, np_name: str) ->
     if _is_einsum_view(base, np_name) and isinstance(target.slice, ast.Constant) \
             and target.slice.value is Ellipsis:
         return _einsum_store(base, value, method, np_name)
-    update = _update(base, target.slice, value, method)
-    while isinstance(base, ast.Subscript):
-        update = _update(base.value, base.slice, update, "set")
-        base = base.value
-    if not isinstance(base, ast.Name):
+    root = _root(target)
+    if not isinstance(root, ast.Name):
         raise LoweringError(
             f"cannot lower the in-place write into `{ast.unparse(target)}` for the JAX "
             "backend: writes must go into a named array"
         )
+    update = _update(base, target.slice, value, method, root.id, np_name)
+    while isinstance(base, ast.Subscript):  # (the outer writes put back a piece of
+        update = _update(base.value, base.slice, update, "set")  # root: its dtype)
+        base = base.value
     return ast.unparse(ast.Assign([ast.Name(base.id, ast.Store())], update, lineno=0))
 
 
-def _update(array: ast.expr, index: ast.expr, value: ast.expr, method: str) -> ast.expr:
-    """``array.at[index].method(value)``."""
+def _update(array: ast.expr, index: ast.expr, value: ast.expr, method: str,
+            like: str | None = None, np_name: str = "np") -> ast.expr:
+    """``array.at[index].method(value)``; with ``like`` (the name whose dtype the array
+    has), the value cast to that dtype first, as NumPy's write into the array casts it
+    (a float64 value into a float32 array: JAX warns, and will refuse); a number
+    written as a literal is weak in JAX, and is left as it is."""
+    if like is not None and not _literal(value) and not _read_of(value, like):
+        value = syntax.parse(f"{np_name}.astype({ast.unparse(value)}, {like}.dtype)",
+                             mode="eval").body
     ref = ast.Subscript(ast.Attribute(_load(array), "at", ast.Load()), index, ast.Load())
     return ast.Call(ast.Attribute(ref, method, ast.Load()), [value], [])
+
+
+def _read_of(value: ast.expr, name: str) -> bool:
+    """``h[i]``, ``-h[i]``: an item of the array ``name`` itself (its dtype)."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
+    root = _root(value)
+    return isinstance(root, ast.Name) and root.id == name
+
+
+def _literal(value: ast.expr) -> bool:
+    """``2``, ``-1.5``, ``True``: a Python number written out."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
+    return isinstance(value, ast.Constant) and isinstance(value.value, (int, float, bool))
 
 
 def _load(expr: ast.expr) -> ast.expr:

@@ -32,6 +32,7 @@ from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
+from .math_calls import applier
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -522,7 +523,7 @@ class ExprLowerer:
             )
         if prim is not None:
             args, kwargs = self.n.calls.call_args(node)
-            return self.n.calls.apply(prim.name, args, kwargs, node, target, text)
+            return applier(self.n, obj)(prim.name, args, kwargs, node, target, text)
         made = BUILT(obj) if BUILT is not None and isinstance(obj, type) else None
         if made is not None:  # Params(w, b): a NamedTuple, a registered class
             return self.n.calls.construct(made, node, text, target)

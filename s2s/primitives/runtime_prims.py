@@ -85,6 +85,18 @@ _defhelper("zeros_list", "(ys)", diff=(), nondiff=True,
 _defhelper("stop_gradient", "(x)", diff=(), nondiff=True, batch="broadcasting",
            note="s2s.stop_gradient: x as a constant, no derivative flows through it")
 
+_defhelper("python_float", "(x)", batch="broadcasting",
+           note="math.*'s result (math.log(v) is np.log(v)): a NumPy scalar as a "
+           "Python float, weak as math's; the identity for derivatives")
+
+
+@defvjp("python_float")
+def python_float_vjp(g, ans, x):
+    return g
+
+
+deflinear("python_float", "x")
+
 _defhelper("real_only", "(x, what)", diff=("x",), batch="broadcasting",
            note="x itself; complex values refused where a rule is written for real ones")
 

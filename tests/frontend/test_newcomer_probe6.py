@@ -53,12 +53,9 @@ EXPECTED = {
 }
 # float32 only
 EXPECTED_F32 = {
-    # `math.sqrt(2.0 / math.pi)`, `math.log(...)` of Python floats: s2s computes them
-    # with np.sqrt/np.log, a float64 NumPy scalar that promotes the float32 value (jvp's
-    # primal and tangent, value_and_grad's value: float64; NumPy run as written and JAX
-    # keep float32)
-    "activation_from_dict": "dtype",
-    "math_on_scalars": "dtype",
+    # (activation_from_dict's `math.sqrt(2.0 / math.pi)` and math_on_scalars'
+    # `math.log(...)` of Python floats were "dtype": np.sqrt/np.log's float64 NumPy
+    # scalar promoted the float32 value; a Python float as math's since dtype14)
     # `max(np.max(x), 0.0)`: s2s.jit on JAX lowers the `if` to lax.cond, whose
     # branches are float64[] and float32[]; jax.jit(jax.grad) refuses the `if` too
     "python_max_min": "both refuse",

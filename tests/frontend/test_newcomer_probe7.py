@@ -68,14 +68,9 @@ EXPECTED = {
 }
 # float32 only
 EXPECTED_F32 = {
-    # `lr = 0.5 * lr_max * (1 + math.cos(math.pi * t / steps))`: s2s computes math.cos
-    # with np.cos, a float64 NumPy scalar that promotes the float32 weights (jvp's
-    # primal and tangent float64; NumPy run as written and JAX keep float32), as probe
-    # 6's math_on_scalars
-    "cosine_lr_loop": "dtype",
-    # `math.sqrt(2) * np.sum(x)`: the same (s2s's np.sqrt(2) is a float64 NumPy scalar;
-    # the pin computed outside pytest said ok)
-    "math_constants_periodic": "dtype",
+    # (cosine_lr_loop's `math.cos(math.pi * t / steps)` and math_constants_periodic's
+    # `math.sqrt(2) * np.sum(x)` were "dtype", as probe 6's math_on_scalars: ok since
+    # dtype14)
     # `g * min(1.0, max_norm / (norm + 1e-12))`: s2s.jit on JAX lowers Python's min to
     # lax.cond, whose branches are float64[] and float32[]; jax.jit(jax.grad) refuses
     # the traced `min` too (in float64 s2s runs it: ok)
