@@ -69,12 +69,18 @@ def unroll_module_dict(n: Any, node: cst.For) -> bool:
             alias(stmt, node.target)
             alias(stmt.body[0], node.target)
         copies.append(last)
+    lower_copies(n, copies)
+    return True
+
+
+def lower_copies(n: Any, copies: list[list[Any]]) -> None:
+    """Each unrolled copy of a loop's body lowered in turn, the lines appended to the
+    enclosing block's (the block's list kept while the copies lower into their own)."""
     outer, lowered = n.out, []
     for body in copies:
         lowered += n.stmts.block(body)
     n.out = outer
     outer += lowered
-    return True
 
 
 def _walked_dict(n: Any, iterable: Any) -> str | None:

@@ -28,7 +28,7 @@ import libcst as cst
 from .comprehensions import substitute
 from .desugar import hoist_returns, leaves_somewhere, strip_continues
 from .dicts import assigned_names
-from .module_dicts import _bind, _names, _walked_dict
+from .module_dicts import _bind, _names, _walked_dict, lower_copies
 from .static import NOVALUE
 
 __all__ = ["unroll_static"]
@@ -65,11 +65,7 @@ def unroll_static(n: Any, node: cst.For) -> bool:
         copies = _flagged(n, [b + c for b, c in zip(binds, copies)], node)
     elif copies:
         copies[-1] = copies[-1] + binds[-1]
-    outer, lowered = n.out, []
-    for body in copies:
-        lowered += n.stmts.block(body)
-    n.out = outer
-    outer += lowered
+    lower_copies(n, copies)
     return True
 
 
