@@ -42,6 +42,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
+from .closure_cells import closure_states
 from .dicts import assigned_names
 from .kept_zips import kept_zips
 from .sorted_values import evaluated_part, hoist_sorted
@@ -56,8 +57,9 @@ _ITERTOOLS = {itertools.combinations: "combinations", itertools.product: "produc
 
 def desugared_body(n: Any, nodes: list[Any]) -> list[Any]:
     """A function's statements after the pre-passes that need its Normalizer ``n``:
+    closures with ``nonlocal`` state made in the call (closure_cells.py),
     ``np.vectorize`` (vectorized.py), then the iteration idioms."""
-    return Iterations(n).body(Vectorized(n).body(nodes))
+    return Iterations(n).body(Vectorized(n).body(closure_states(n, nodes)))
 
 
 class Iterations:

@@ -366,8 +366,11 @@ _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
                    "supported", "define classes outside; pass arrays in"),
     cst.Global: ("`global` is not supported: s2s never writes the module's globals",
                  "return the value instead of storing it in a global"),
-    cst.Nonlocal: ("`nonlocal` is not supported: s2s never writes closure cells",
-                   "return the value instead"),
+    cst.Nonlocal: ("`nonlocal` in a closure made outside the call: its cells outlive "
+                   "the call, and s2s never writes them (a closure the function makes "
+                   "by calling its factory, `loss = make_loss()`, keeps its cells as "
+                   "locals: closure_cells.py)", "make the closure inside the function, "
+                   "or return the new value instead"),
     cst.Del: ("`del` is not supported", "let the name go out of use instead"),
     cst.Raise: ("`raise` is kept only as the whole body of an `if` with no `else` "
                 "(`if <test>: raise ...`)",

@@ -1,0 +1,108 @@
+"""Closures with ``nonlocal`` state made inside the transformed function
+(s2s/frontend/closure_cells.py), for tests/frontend/test_fnvalues15.py; the same
+source runs under JAX (``newcomer_harness.twin``)."""
+
+import numpy as np
+
+SCALE = 1.5  # (read at each call: a test changes it between calls)
+
+
+def make_counter_loss():
+    calls = 0
+
+    def loss(v):
+        nonlocal calls
+        calls += 1
+        return calls * np.sum(v ** 2)
+
+    return loss
+
+
+def make_acc(scale, start):
+    """Two cells, one an array the derivative flows through, and a parameter read."""
+    total = start * 1.0
+    n = 0
+
+    def acc(v):
+        nonlocal total, n
+        total = total + scale * v
+        n += 1
+        return np.sum(total ** 2) / n
+
+    return acc
+
+
+def make_scaled():
+    k = 0
+
+    def step(v):
+        nonlocal k
+        k = k + 1
+        return SCALE * k * np.sum(np.sin(v))
+
+    return step
+
+
+def two_counters(x):
+    a = make_counter_loss()
+    b = make_counter_loss()
+    return a(x) + b(x) + a(np.cos(x))  # 1, 1, then a's second call: 2
+
+
+def counter_in_loop(x):
+    loss = make_counter_loss()
+    s = 0.0
+    for i in range(3):
+        s = s + loss(x * (i + 1))
+    return s
+
+
+def counter_in_branch(x, flag=True):
+    loss = make_counter_loss()
+    if flag:
+        y = loss(x)
+    else:
+        y = 0.0
+    return y + loss(np.tanh(x))
+
+
+def array_cell(x):
+    acc = make_acc(2.0, x)
+    r = acc(np.sin(x))
+    return r + acc(x)
+
+
+def nested_calls(x):
+    loss = make_counter_loss()
+    return loss(x * loss(x))  # the inner call counts 1, the outer 2
+
+
+def made_again_in_loop(x):
+    s = 0.0
+    for _ in range(3):
+        loss = make_counter_loss()
+        s = s + loss(x) + loss(x)  # each closure counts from 0
+    return s
+
+
+def module_constant_read(x):
+    step = make_scaled()
+    return step(x) + step(x ** 2)
+
+
+LOSS = make_counter_loss()  # a closure made outside the call: its cell outlives it
+
+
+def module_closure(x):
+    return LOSS(x)
+
+
+def closure_as_value(x):
+    loss = make_counter_loss()
+    f = loss
+    return f(x)
+
+
+def closure_in_comprehension(x):
+    loss = make_counter_loss()
+    return sum(loss(x * k) for k in range(3))
