@@ -20,7 +20,7 @@ from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .generators import yields
 from .object_protocols import length
-from .objects import computed_call
+from .objects import computed_call, refuse_held_functions
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .windows import as_islice
@@ -107,6 +107,7 @@ class CallLowerer:
                                      f"function: {made}",
                                      "build it outside the function and pass its arrays in "
                                      "as arguments")
+        refuse_held_functions(self.n, made, node, text)  # (`Stack([np.tanh, ...])`)
         if made.init is not None:  # a constructor that computes: its body, then
             return computed_call(self.n, made, node, text, target)  # the dict it fills
         args, kwargs = self.call_args(node)

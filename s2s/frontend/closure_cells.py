@@ -319,10 +319,12 @@ class _Rewrite:
         made = _made_by(self.n, line.with_changes(body=[small]))
         if made is not None and made[0] in self.handles:
             handle, call, stateful_ = made
+            if handle in self.state and self.state[handle][1] is not stateful_:
+                raise self._refusal(line, f"`{handle}` names closures of two factories "
+                                    "here: which one a call reaches may depend on the "
+                                    "path taken", "give each closure a name of its own")
             names = self.state[handle][0] if handle in self.state else {
                 s: self.fresh(f"{handle}_{s}") for s in stateful_.state}
-            if handle in self.state and self.state[handle][1] is not stateful_:
-                names = {s: self.fresh(f"{handle}_{s}") for s in stateful_.state}
             self.state[handle] = (names, stateful_)
             spelled = self._spelled(stateful_.cells_fn)
             self._refuse_uses(call.args)
@@ -349,9 +351,13 @@ class _Rewrite:
         names, made = self.state[handle]
         value = self.fresh(handle)
         spelled = self._spelled(made.step_fn)
-        targets = ", ".join([value, *(names[c] for c in made.cells)])
+        made_ = self.fresh(f"{handle}_made")
         state = ", ".join(f"{s}={names[s]}" for s in made.state)
-        before.append(self._line(f"{targets} = {spelled}(ARGS, {state})", call, old))
+        before.append(self._line(f"{made_} = {spelled}(ARGS, {state})", call, old))
+        for i, target in enumerate([value, *(names[c] for c in made.cells)]):
+            line = cst.parse_statement(f"{target} = {made_}[{i}]")  # (a tuple's items:
+            self.n.desugar.alias_tree(line, old)  # no unpacking's run-time checks)
+            before.append(line)
         out = cst.Name(value)
         self.n.desugar.alias(out, old)
         return out
@@ -381,7 +387,8 @@ class _Rewrite:
     def used(self, name: cst.Name) -> TransformError:
         return self._refusal(name, f"`{name.value}` is a closure with `nonlocal` state "
                              "made in this call, used here other than called on a line of "
-                             "its own (as a value, in a nested function or comprehension, "
+                             "its own (as a value, in a nested function, a comprehension or "
+                             "an assignment's target, "
                              "under `and`/`or`/`if`-`else`, in a `while` or `elif` test)",
                              f"call it in a statement: `y = {name.value}(x)`, or return "
                              "the state and pass it on")
@@ -401,6 +408,8 @@ class _Rewrite:
             if t is None:
                 continue
             for m in _names(t):
+                if m.value in self.handles and m is not t:  # (`d[loss(x)] = ...`: the
+                    raise self.used(m)  # target is evaluated after the value)
                 if m.value in self.handles:
                     raise self._refusal(m, f"`{m.value}` names a closure with `nonlocal` "
                                         "state made in this call, and is bound again here",

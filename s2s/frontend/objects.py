@@ -483,7 +483,7 @@ def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | No
         name, i = f"{made.init.__name__}_{i}", i + 1
     n.resolver.namespace[name] = init
     n.names.taken.add(name)  # (no local may shadow it)
-    if _star_params(init) and given is None:  # (`*ws`, `**opts`: a call plan's)
+    if star_params(init) and given is None:  # (`*ws`, `**opts`: a call plan's)
         fields = n.funcs.call(FnValue(init, name, spelled=True), node, None)
     else:
         fields = n.user_call(init, name, node, None,
@@ -502,6 +502,33 @@ def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | No
     out = n.exprs.target(target, stem(text.split(".")[-1].lower()))
     return n.emit(out, "make_dict", tuple(values), {"keys": tuple(made.keys), "built": made},
                   node)
+
+
+def refuse_held_functions(n: Any, made: Any, node: cst.Call, text: str) -> None:
+    """Refused, located: an argument of the constructor that is a function, or a
+    list or tuple display of functions (``Stack([np.tanh, lambda v: ...])``).  The
+    object is the dict of its fields, which emitted code carries as values; a
+    function is no value (before: "`np.tanh` is a ufunc, used here as a value").  A
+    constructor with ``*args`` is planned, its functions bound as a callee's are."""
+    if made.init is not None and star_params(made.init):
+        return
+    kinds = (cst.Name, cst.Attribute, cst.Lambda)
+    for arg in node.args:
+        value = arg.value
+        items = [e.value for e in value.elements if not isinstance(
+            e, cst.StarredElement)] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+        for item in items:
+            if isinstance(item, kinds) and n.funcs.value_of(item) is not None:
+                shown = cst.Module([]).code_for_node(item)
+                raise n.unsupported(item, f"`{text}(...)` is given a function (`{shown}`) "
+                                    "to hold: s2s holds an object of your class built in "
+                                    "the function as the dict of its fields, values emitted "
+                                    "code carries, and a function is none (a field of "
+                                    "functions, called or iterated through the object, is "
+                                    "not supported yet)", "keep the functions in a list in "
+                                    "the function and loop over it (`layers = [np.tanh, "
+                                    "...]`, `for layer in layers: h = layer(h)`), or pass "
+                                    "them to the method that calls them")
 
 
 def _nested_records(n: Any, call: Any) -> dict[str, Any]:
@@ -552,7 +579,7 @@ def threaded_call(n: Any, result: Any, node: cst.Call, target: str | None) -> An
     return n.emit(out, "make_dict", tuple(values), {"keys": tuple(keys)}, node)
 
 
-def _star_params(fn: Any) -> bool:
+def star_params(fn: Any) -> bool:
     return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY)
                for p in inspect.signature(fn).parameters.values())
 

@@ -90,6 +90,42 @@ def module_constant_read(x):
     return step(x) + step(x ** 2)
 
 
+def make_halves():
+    c = 0.0
+
+    def loss(v):
+        nonlocal c
+        c = c + 0.5
+        return c * np.sum(v)
+
+    return loss
+
+
+def two_factories_one_name(x, flag=True):
+    if flag:
+        loss = make_counter_loss()
+    else:
+        loss = make_halves()
+    return loss(x)
+
+
+def called_in_a_target(x):
+    loss = make_counter_loss()
+    d = {}
+    d[loss(x) > 0] = loss(x)  # (Python evaluates the value first)
+    return d[True]
+
+
+def callee_makes_the_closure(x):
+    loss = make_halves()
+    a = loss(x); b = loss(np.cos(x))  # noqa: E702 - one line, two calls in order
+    return a * b
+
+
+def caller_of_a_maker(x):
+    return callee_makes_the_closure(x) + nested_calls(np.sin(x))
+
+
 LOSS = make_counter_loss()  # a closure made outside the call: its cell outlives it
 
 
@@ -106,3 +142,41 @@ def closure_as_value(x):
 def closure_in_comprehension(x):
     loss = make_counter_loss()
     return sum(loss(x * k) for k in range(3))
+
+
+# ---- an object of your class built to hold functions (refused, located) ---------------
+
+
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+class Stack:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def __call__(self, h):
+        for layer in self:
+            h = layer(h)
+        return h
+
+
+class Layer:
+    def __init__(self, act, scale=1.0):
+        self.act = act
+        self.scale = scale * 2.0
+
+    def __call__(self, h):
+        return self.scale * self.act(h)
+
+
+def stack_of_functions(x):
+    net = Stack([np.tanh, lambda v: 0.5 * v ** 2, np.sin])
+    return np.sum(net(x)) + sum(np.sum(f(x)) for f in net)
+
+
+def layer_of_function(x):
+    return np.sum(Layer(relu, 0.5)(x))

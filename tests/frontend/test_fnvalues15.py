@@ -21,7 +21,7 @@ import s2s
 X = np.array([0.3, -0.7, 0.45, 1.2])
 
 ACCEPTED = ["two_counters", "counter_in_loop", "counter_in_branch", "array_cell",
-            "nested_calls", "made_again_in_loop", "module_constant_read"]
+            "nested_calls", "made_again_in_loop", "module_constant_read", "caller_of_a_maker"]
 PROBE = H.Probe(F, {name: ((X,), {"one": np.array([0.3]), "empty": np.zeros(0)})
                     for name in ACCEPTED},
                 ("grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax", "special",
@@ -57,7 +57,9 @@ def test_a_closure_whose_cells_outlive_the_call_is_refused_located() -> None:
     threaded: each refused at the user's line, naming it."""
     cases = [(F.module_closure, "nonlocal calls", "outlive"),
              (F.closure_as_value, "f = loss", "used here other than called"),
-             (F.closure_in_comprehension, "sum(loss(x * k)", "used here other than called")]
+             (F.closure_in_comprehension, "sum(loss(x * k)", "used here other than called"),
+             (F.called_in_a_target, "d[loss(x) > 0]", "used here other than called"),
+             (F.two_factories_one_name, "loss = make_halves()", "two factories")]
     for fn, line, why in cases:
         with pytest.raises(s2s.TransformError) as info:
             s2s.grad(fn)(X)
@@ -75,6 +77,18 @@ def test_a_module_constant_the_closure_reads_is_read_at_each_call() -> None:
                                        rtol=1e-6, atol=1e-8)
     finally:
         F.SCALE = 1.5
+
+
+def test_an_object_built_to_hold_functions_is_refused_at_the_function() -> None:
+    """``Stack([np.tanh, lambda v: ...])`` (probe 8's ``iter_container``): the object
+    is the dict of its fields, which carries no functions; refused at the function it
+    is given, saying so (before: "`np.tanh` is a ufunc, used here as a value")."""
+    for fn, shown in ((F.stack_of_functions, "np.tanh"), (F.layer_of_function, "relu")):
+        with pytest.raises(s2s.TransformError) as info:
+            s2s.grad(fn)(X)
+        message = str(info.value)
+        assert "fnvalues15_fns.py" in message and f"given a function (`{shown}`)" in message, (
+            message)
 
 
 @pytest.mark.slow

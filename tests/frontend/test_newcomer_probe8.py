@@ -46,8 +46,11 @@ EXPECTED: dict[str, str] = {
     # dict argument can only be indexed with a constant key here"; now read as
     # `np.stack(self._items)[i]`, ir/unroll.py; before that "the dict has no key -1",
     # and `box["a"]` read the field `a`, `len(obj)` counted the fields: wrong numbers)
-    # `Stack([np.tanh, lambda v: ..., np.sin])` iterated by `__iter__`: "`np.tanh` is
-    # a ufunc, used here as a value"
+    # `Stack([np.tanh, lambda v: ..., np.sin])` iterated by `__iter__`: "`Stack(...)`
+    # is given a function (`np.tanh`) to hold: s2s holds an object of your class built
+    # in the function as the dict of its fields ... a function is none" (since
+    # fnvalues15; before: "`np.tanh` is a ufunc, used here as a value"); an object's
+    # field of functions is not carried yet (fnvalues15's report says what it needs)
     "iter_container": "refused",
     # (operator_overload_vec: ok now, `2.0 * a` is `Vec.__rmul__(a, 2.0)`...; it was
     # refused: "an operator on a `Vec` object ... does not call its `__mul__`")
