@@ -1,16 +1,22 @@
 """A closure with ``nonlocal`` state made inside the call (issue 23)::
 
-    def make_counter_loss():              loss_calls = make_counter_loss_cells()
-        calls = 0                         loss_1, loss_calls = make_counter_loss_loss(
-        def loss(v):                 ->       x, calls=loss_calls)
-            nonlocal calls                loss_2, loss_calls = make_counter_loss_loss(
-            calls += 1                        np.sin(x), calls=loss_calls)
-            return calls * np.sum(v ** 2) return loss_1 + loss_2
+    def make_counter_loss():
+        calls = 0
+
+        def loss(v):
+            nonlocal calls
+            calls += 1
+            return calls * np.sum(v ** 2)
+
         return loss
 
-    def f(x):
-        loss = make_counter_loss()
-        return loss(x) + loss(np.sin(x))
+    def f(x):                                 loss_calls = make_counter_loss_cells()
+        loss = make_counter_loss()     ->     loss_made = make_counter_loss_loss(
+        return loss(x) + loss(np.sin(x))          x, calls=loss_calls)
+                                              loss_1 = loss_made[0]
+                                              loss_calls = loss_made[1]
+                                              ...
+                                              return loss_1 + loss_2
 
 The factory's cells are made by this call and dropped when it returns: they are local
 state of the call, so they become locals of the function (``loss_calls``), made by the
@@ -23,7 +29,8 @@ any local (a loop carries them, an ``if`` joins them).
 
 Refused, located: the closure used as a value (passed, returned, stored, called in a
 nested function, a comprehension, ``x if c else y``, ``and``/``or``, a ``while`` or
-``elif`` test: calls Python may skip or repeat), its name bound to anything else, a
+``elif`` test, an assignment's target: calls Python may skip, repeat or make in
+another order), its name bound to anything else or to closures of two factories, a
 body that can end without ``return``.  A closure made outside the call (a module's)
 writes cells that outlive the call: refused where its ``nonlocal`` is (resolve.py).
 """
