@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..emit.code import Line
 from ..ir.nodes import Let, Var, uses, walk
 from ..ir.spelling import atom_text
@@ -36,9 +38,9 @@ def is_mask(vm: Any, atom: Any) -> bool:
         return False
     if prod.prim in _MASKS:
         return True
-    return prod.prim in _OF_MASKS and all(
-        is_mask(vm, a) for a in prod.args if isinstance(a, Var)) and any(
-        isinstance(a, Var) for a in prod.args)
+    return prod.prim in _OF_MASKS and all(  # (`m & 1` is an int array: not a mask)
+        is_mask(vm, a) if isinstance(a, Var) else isinstance(a.value, (bool, np.bool_))
+        for a in prod.args)
 
 
 def _mask_item(vm: Any, s: Let) -> Var | None:

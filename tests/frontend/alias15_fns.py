@@ -92,6 +92,13 @@ def per_element_value(x):
     return np.sum(y)
 
 
+def int_positions_of_a_mask(x):
+    """``m & 1`` is an int array (positions 0 and 1), not a mask: refused under vmap."""
+    y = x.copy()
+    y[(x > 0) & 1] = 0.0
+    return y
+
+
 # ---- 2. `d["k"] += v` on an item a list holds ---------------------------------------------
 
 

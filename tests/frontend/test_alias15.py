@@ -71,7 +71,8 @@ def test_a_write_at_a_per_example_mask_is_the_loops() -> None:
 @pytest.mark.slow
 def test_a_value_read_at_another_mask_or_one_per_element_is_refused_located() -> None:
     for name, words in (("masked_from_changed", "a mask that differs per example"),
-                        ("per_element_value", "one value per selected element")):
+                        ("per_element_value", "one value per selected element"),
+                        ("int_positions_of_a_mask", "writing at a batched index")):
         with pytest.raises(s2s.TransformError) as info:
             s2s.vmap(getattr(F, name))(np.array([[0.5, -1.0, 2.0], [0.1, 0.3, 0.0]]))
         message = str(info.value)
