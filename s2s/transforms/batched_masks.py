@@ -7,8 +7,10 @@ own for the axes of ``y`` it does not index), written into ``y`` as NumPy writes
 per-example rank at most the axes ``m`` leaves), or ``w[m]`` read at the same mask:
 such a read, used only by copies and by writes at that mask (a derivative's saved
 elements: ``y_overwritten = np.copy(y[m])``, restored later), is kept whole
-(``np.copy(w)``), since ``y[m] = w[m]`` is ``np.where(m, w, y)``.  Anything else read
-at such a mask would hold its own number of elements per example, and stays refused.
+(``np.copy(w)``), since ``y[m] = w[m]`` is ``np.where(m, w, y)``; one summed to a
+value's shape (a value's cotangent, ``unbroadcast(g[m], v)``) is kept whole with the
+other elements zero (``np.where(m, g, 0)``): the same sums.  Anything else read at
+such a mask would hold its own number of elements per example, and stays refused.
 """
 
 from __future__ import annotations
@@ -33,14 +35,20 @@ _COPIES = ("copy", "array", "asarray")
 
 def is_mask(vm: Any, atom: Any) -> bool:
     """Is ``atom`` a boolean array, known from the statement that made it?"""
-    prod = vm.facts.producer.get(atom.name) if isinstance(atom, Var) else None
+    return made_a_mask(vm.facts.producer, atom)
+
+
+def made_a_mask(producer: dict[str, Let], atom: Any) -> bool:
+    """Is ``atom`` a boolean array, known from the statement that made it (``producer``
+    of each name)?"""
+    prod = producer.get(atom.name) if isinstance(atom, Var) else None
     if prod is None:
         return False
     if prod.prim in _MASKS:
         return True
     return prod.prim in _OF_MASKS and all(  # (`m & 1` is an int array: not a mask)
-        is_mask(vm, a) if isinstance(a, Var) else isinstance(a.value, (bool, np.bool_))
-        for a in prod.args)
+        made_a_mask(producer, a) if isinstance(a, Var) else isinstance(
+            a.value, (bool, np.bool_)) for a in prod.args)
 
 
 def _mask_item(vm: Any, s: Let) -> Var | None:
@@ -66,7 +74,7 @@ def masked_read(vm: Any, s: Let, out: list[Any]) -> bool:
     m = _mask_item(vm, s)
     if m is None or vm.rank(m) > vm.rank(base):
         return False
-    held, todo = {s.target}, [s.target]
+    held, todo, summed = {s.target}, [s.target], False
     while todo:
         name = todo.pop()
         for t in walk(vm.fn.body):
@@ -76,6 +84,9 @@ def masked_read(vm: Any, s: Let, out: list[Any]) -> bool:
                     not t.params:
                 held.add(t.target)
                 todo.append(t.target)
+            elif isinstance(t, Let) and t.prim == "unbroadcast" and t.args[0] == Var(
+                    name) and t.args[1] != Var(name):
+                summed = True  # (a value's cotangent: the sum of the elements selected)
             elif not (isinstance(t, Let) and t.prim == "setitem" and t.args[1] == Var(
                     name) and t.args[0] != Var(name) and _mask_item(vm, t) == m):
                 return False
@@ -87,7 +98,11 @@ def masked_read(vm: Any, s: Let, out: list[Any]) -> bool:
         vm.b[s.target] = {()}
     else:
         vm.b.pop(s.target, None)
-    out.append(Line(f"{s.target} = np.copy({atom_text(base)})"))
+    if summed:  # (the others zero: summed, they add nothing)
+        out.append(Line(f"{s.target} = np.where({_spread(m, vm.rank(m), rank)}, "
+                        f"{atom_text(base)}, 0)"))
+    else:
+        out.append(Line(f"{s.target} = np.copy({atom_text(base)})"))
     return True
 
 
@@ -120,11 +135,16 @@ def masked_write(vm: Any, s: Let, out: list[Any]) -> bool:
     name = atom_text(base)
     if not vm.batched(base):
         out.append(Line(f"{name} = np.stack([{name}] * {vm.use_batch_size()})"))
-    mask = atom_text(m) + ("[..." + ", None" * (rank - kept) + "]" if rank > kept else "")
+    mask = _spread(m, kept, rank)
     out.append(Line(f"{name}[:] = np.where({mask}, {v}, {name})", keep=True))
     vm.b[s.target] = {()}
     vm.b[base.name] = {()}
     return True
+
+
+def _spread(m: Var, kept: int, rank: int) -> str:
+    """The batched mask ``m`` given unit axes after its own, up to ``rank``."""
+    return atom_text(m) + ("[..." + ", None" * (rank - kept) + "]" if rank > kept else "")
 
 
 def _held(vm: Any) -> dict[str, str]:
