@@ -125,7 +125,8 @@ def test_a_per_example_mask_write_under_every_transform_is_jaxs(name, dtype) -> 
         assert_close_to(pull(cot), jax.vjp(jax.vmap(jf), x)[1](cot), dtype)
         if name in ("clip_sq", "band_set", "rows_set"):  # (a scalar result)
             want = jax.vmap(jax.grad(jf))(x)
-            for vg in (s2s.vmap(s2s.grad(f)), s2s.jit(s2s.vmap(s2s.grad(f)))):
+            for vg in (s2s.vmap(s2s.grad(f)), s2s.jit(s2s.vmap(s2s.grad(f))),
+                       s2s.grad(lambda a: np.sum(s2s.vmap(f)(a)))):  # (grad of a vmap-sum)
                 assert_close_to(vg(x), want, dtype)
 
 
