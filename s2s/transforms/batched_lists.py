@@ -25,7 +25,7 @@ from ..primitives.batching import (
     static,
 )
 from .batched_loops import SEQ_ITEM, stacked_items
-from .batched_masks import masked_read, masked_write
+from .batched_masks import masked_add, masked_read, masked_write
 
 
 class ListBatching:
@@ -302,6 +302,9 @@ class ListBatching:
         out.append(Line(f"{target} = {v}", keep=True))
         self.b[s.target] = {()}
         self.b[base.name] = {()}
+
+    def masked_add(self, s: Let, out: list[Any]) -> bool:
+        return masked_add(self, s, out)  # (at a per-example mask: batched_masks.py)
 
     def _list_item(self, s: Let, out: list[Any]) -> None:
         """``ys[k] = v`` into a list grown in a loop: its items and ``v`` batched

@@ -4,13 +4,13 @@ Per example, ``y[m] = v`` sets the elements ``m`` selects and leaves the others;
 the whole batch that is ``y[:] = np.where(m, v, y)`` (``m`` given unit axes after its
 own for the axes of ``y`` it does not index), written into ``y`` as NumPy writes.
 ``v`` is a scalar, a value that broadcasts against one selected element (its
-per-example rank at most the axes ``m`` leaves), or ``w[m]`` read at the same mask:
-such a read, used only by copies and by writes at that mask (a derivative's saved
-elements: ``y_overwritten = np.copy(y[m])``, restored later), is kept whole
-(``np.copy(w)``), since ``y[m] = w[m]`` is ``np.where(m, w, y)``; one summed to a
-value's shape (a value's cotangent, ``unbroadcast(g[m], v)``) is kept whole with the
-other elements zero (``np.where(m, g, 0)``): the same sums.  Anything else read at
-such a mask would hold its own number of elements per example, and stays refused.
+per-example rank at most the axes ``m`` leaves), or ``w[m]`` read at the same mask.
+Such reads (a derivative's too: the saved elements ``y_overwritten = np.copy(y[m])``,
+a value's cotangent ``unbroadcast(g[m], v)``) are kept whole, the elements ``m`` does
+not select zero, ``np.where(m, w, 0)``, where every use reads them through the mask
+again (``y[m] = t``: ``np.where(m, t, y)``; ``np.add.at(a, m, t)``: ``a += t``) or
+sums them (``unbroadcast(t, v)``: zeros add nothing).  Anything else read at such a
+mask would hold its own number of elements per example, and stays refused.
 """
 
 from __future__ import annotations
@@ -67,42 +67,76 @@ def _mask_item(vm: Any, s: Let) -> Var | None:
     return m
 
 
+def at_mask(vm: Any, m: Var) -> set[str] | None:
+    """The names holding elements read at the per-example mask ``m`` (``t = w[m]``,
+    its copies, ``unbroadcast(t, u)`` of two such: a cotangent), when every one is read
+    only as the value of a write at ``m`` (``y[m] = t``, ``np.add.at(a, m, t)``), summed
+    to a value's shape (``unbroadcast(t, v)``) or by those; None where any is read
+    otherwise (it would hold its own number of elements per example)."""
+    found = vm.__dict__.setdefault("at_masks", {})
+    if m.name in found:
+        return found[m.name]
+    lets = [t for t in walk(vm.fn.body) if isinstance(t, Let)]
+    held = {t.target for t in lets if t.prim == "getitem" and _mask_item(vm, t) == m}
+    grown = True
+    while grown:
+        more = {t.target for t in lets if t.target not in held and (
+            t.prim in _COPIES and not t.params and len(t.args) == 1 and t.args[0] in map(
+                Var, held) or t.prim == "unbroadcast" and all(
+                isinstance(a, Var) and a.name in held for a in t.args))}
+        held |= more
+        grown = bool(more)
+    bases = {vm.rank(t.args[0]) for t in lets if t.target in held and t.prim == "getitem"}
+    ok = len(bases) <= 1 and all(_use_ok(vm, t, m, held) for t in walk(vm.fn.body)
+                                 if held & set(uses(t)))
+    found[m.name] = held if ok else None
+    if ok:
+        for name in held:  # (whole: the rank of `w`, not of the elements selected)
+            vm.ranks[(name, ())] = next(iter(bases))
+            _held(vm)[name] = m.name
+    return found[m.name]
+
+
+def _use_ok(vm: Any, t: Any, m: Var, held: set[str]) -> bool:
+    """Is ``t``'s read of names in ``held`` one ``at_mask`` allows?"""
+    if not isinstance(t, Let):
+        return False
+    read = [isinstance(a, Var) and a.name in held for a in t.args]
+    if t.target in held:  # (a read at the mask of a whole array, a copy, a sum of two)
+        return t.prim != "getitem" or not read[0]
+    if t.prim in ("setitem", "add_at"):
+        return read == [False, True] and _mask_item(vm, t) == m
+    return t.prim == "unbroadcast" and read == [True, False]  # (summed)
+
+
 def masked_read(vm: Any, s: Let, out: list[Any]) -> bool:
-    """``t = w[m]`` at a per-example mask, where ``t`` (and its copies) are read only as
-    the value of writes at ``m``: ``t = np.copy(w)``, whole (see the module's text)."""
+    """``t = w[m]`` at a per-example mask, its elements held as ``at_mask`` allows:
+    ``t = np.where(m, w, 0)``, whole, the others zero (see the module's text)."""
     base = s.args[0]
     m = _mask_item(vm, s)
-    if m is None or vm.rank(m) > vm.rank(base):
+    if m is None or vm.rank(m) > vm.rank(base) or at_mask(vm, m) is None:
         return False
-    held, todo, summed = {s.target}, [s.target], False
-    while todo:
-        name = todo.pop()
-        for t in walk(vm.fn.body):
-            if name not in uses(t):
-                continue
-            if isinstance(t, Let) and t.prim in _COPIES and t.args == (Var(name),) and \
-                    not t.params:
-                held.add(t.target)
-                todo.append(t.target)
-            elif isinstance(t, Let) and t.prim == "unbroadcast" and t.args[0] == Var(
-                    name) and t.args[1] != Var(name):
-                summed = True  # (a value's cotangent: the sum of the elements selected)
-            elif not (isinstance(t, Let) and t.prim == "setitem" and t.args[1] == Var(
-                    name) and t.args[0] != Var(name) and _mask_item(vm, t) == m):
-                return False
-    rank = vm.rank(base)
-    for name in held:  # (whole: the rank of `w`, not of the elements selected)
-        vm.ranks[(name, ())] = rank
-        _held(vm)[name] = m.name
-    if vm.batched(base):
-        vm.b[s.target] = {()}
-    else:
-        vm.b.pop(s.target, None)
-    if summed:  # (the others zero: summed, they add nothing)
-        out.append(Line(f"{s.target} = np.where({_spread(m, vm.rank(m), rank)}, "
-                        f"{atom_text(base)}, 0)"))
-    else:
-        out.append(Line(f"{s.target} = np.copy({atom_text(base)})"))
+    vm.b[s.target] = {()}
+    out.append(Line(f"{s.target} = np.where({_spread(m, vm.rank(m), vm.rank(base))}, "
+                    f"{atom_text(base)}, 0)"))
+    return True
+
+
+def masked_add(vm: Any, s: Let, out: list[Any]) -> bool:
+    """``np.add.at(a, m, t)`` of elements held at the mask ``m``: ``a += t`` (the others
+    are zero), into ``a`` as ``np.add.at`` adds."""
+    base, value = s.args
+    if not isinstance(value, Var) or value.name not in _held(vm) or (
+            m := _mask_item(vm, s)) is None or _held(vm)[value.name] != m.name:
+        return False
+    if vm.rank(base) != vm.rank(value):
+        raise vm.fail(s, NoBatchRule("adding elements read from an array of another rank"))
+    name = atom_text(base)
+    if not vm.batched(base):
+        out.append(Line(f"{name} = np.stack([{name}] * {vm.use_batch_size()})"))
+    out.append(Line(f"{name} += {value.name}", keep=True))
+    vm.b[s.target] = {()}
+    vm.b[base.name] = {()}
     return True
 
 

@@ -77,6 +77,21 @@ def masked_from_jx(np, x):
     return np.sum(y * np.cos(x))
 
 
+def masked_rows_from(x):
+    """``y[m] = v[m]`` at a mask of rows, ``v`` one column wide (broadcast along the
+    row written)."""
+    y = np.zeros_like(x)
+    m = np.sum(x, axis=1) > 0
+    v = np.sin(x[:, :1]) * 2.0
+    y[m] = v[m]
+    return np.sum(y * x)
+
+
+def masked_rows_from_jx(np, x):
+    m = np.sum(x, axis=1) > 0
+    return np.sum(np.where(m[:, None], np.sin(x[:, :1]) * 2.0, 0.0) * x)
+
+
 def masked_from_changed(x):
     """``v[m] * 2``: the selected elements changed after the read: refused."""
     y = np.zeros_like(x)
