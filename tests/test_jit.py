@@ -464,7 +464,10 @@ def test_lower_inplace_rewrites() -> None:
     assert "rows[0] = y" in lowered
     assert "y = y.at[idx].subtract(2)" in lowered
     assert "z = y.at[np.s_[:, 0]].add(np.astype(x, y.dtype))" in lowered  # batched code's expression form
-    assert "w = np.repeat(x[None], 3, axis=0).at[idx].add(x)" in lowered
+    # (alias15: the walrus kept, its name the dtype the value is cast to; it was
+    # `np.repeat(...).at[idx].add(x)`, uncast: a float64 value into float32 warned)
+    assert "w = (t := np.repeat(x[None], 3, axis=0)).at[idx].add(np.astype(x, t.dtype))" \
+        in lowered
     with pytest.raises(LoweringError):
         lower_inplace("def f(a):\n    a.b[0] = 1\n")
     fused = lower_inplace(text + "    for i in range(3):\n        y[i:] += x\n",

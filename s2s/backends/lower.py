@@ -9,6 +9,7 @@ comments) as it was::
     y[i][j] = v                 ->  y = y.at[i].set(y[i].at[j].set(v))
     np.add.at(buf, idx, v)      ->  buf = buf.at[idx].add(v)
     np.add.at(y, idx, v) or y   ->  y.at[idx].add(v)        (batched code's expression)
+    np.add.at(y := e, idx, v) or y  ->  (y := e).at[idx].add(np.astype(v, y.dtype))
     np.einsum("ii->i", b)[...] = v
         ->  b = b.ravel().at[np.einsum("ii->i", np.arange(b.size).reshape(b.shape))]
                  .set(v).reshape(b.shape)
@@ -227,14 +228,15 @@ class _UfuncAtExpression(ast.NodeTransformer):
             return node
         buf, idx, value = call.args  # type: ignore[attr-defined]
         if isinstance(buf, ast.NamedExpr) and buf.target.id == result.id:
-            array = buf.value
+            # (kept: `(y := np.stack(...)).at[idx].add(np.astype(v, y.dtype))` binds
+            # the name its dtype is read from before the value is cast)
+            array, like = buf, buf.target.id
         elif isinstance(buf, ast.Name) and buf.id == result.id:
-            array = buf
+            array, like = buf, buf.id
         else:
             return node
         self.changed = True
-        return _update(array, idx, value, method,
-                       buf.id if isinstance(buf, ast.Name) else None, self.np_name)
+        return _update(array, idx, value, method, like, self.np_name)
 
 
 def _ufunc_at(call: ast.expr, np_name: str) -> str | None:

@@ -137,8 +137,8 @@ class BufferLowerer:
         """May ``name``'s value share memory with another name's (so that NumPy's
         ``name += v`` writes through it)?  Not a Python number (``s = 0.0``, ``n =
         len(x)``): ``+=`` on an immutable value rebinds the name, as s2s does."""
-        if self.n.producers.get(name) not in VIEWS:
-            return False
+        if self.n.producers.get(name) not in VIEWS or _advanced_read(self.n.lets.get(name)):
+            return False  # (`c = z[[0, 1]]`: NumPy's advanced indexing copies)
         return not self.immutable(name)
 
     def immutable(self, name: str, depth: int = 0) -> bool:
@@ -371,3 +371,12 @@ class BufferLowerer:
             raise self.n.unsupported(call, "append takes one value", "write ys.append(v)")
         atom = self.n.exprs.expr(call.args[0].value)
         self.write(name, current, "append", (Var(current), atom), {}, call)
+
+
+def _advanced_read(let: Any) -> bool:
+    """Is ``let`` a read ``z[...]`` at a constant list or array of positions (NumPy's
+    advanced indexing, whose result is a new array, never a view)?"""
+    return isinstance(let, Let) and let.prim == "getitem" and any(
+        isinstance(i, Const) and (isinstance(i.value, list) or isinstance(
+            i.value, np.ndarray) and i.value.ndim > 0)
+        for i in getattr(let.params.get("index"), "items", ()))

@@ -4,8 +4,11 @@ state["acc"]`` read before, or ``z`` the dict was built from): NumPy adds in pla
 name to it, which is what Python's names then hold.  Only where that is all there is
 to it: the array is one the function made (not an argument's, not a view), the write
 runs once (outside loops and branches), and the names are plain local names (an
-array kept in a list, a tuple or another dict stays refused, as does a name bound in
-a loop)."""
+array kept in a tuple or another dict stays refused, as does a name bound in a loop).
+A list literal holding it (``keep = [state["acc"]]``) is built again with the new item
+(``keep = [state["acc"]]`` after the write), where the list is a local name's, holds
+nothing but that array and constants, and nothing read, changed or held the list
+before the write (a new list is then the same to every reader)."""
 
 from __future__ import annotations
 
@@ -13,13 +16,13 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Let, Var
+from ..ir.nodes import Const, Let, Var, uses
 
 _CONTAINERS = ("make_list", "make_tuple", "make_dict", "append", "insert", "extend",
                "setitem", "dict_set", "dict_merge", "call")
 
 
-def shared_holders(n: Any, current: str, key: Any, item: Var) -> list[str] | None:
+def shared_holders(n: Any, current: str, key: Any, item: Var) -> list[Any] | None:
     """The user's names holding ``item``, the array at ``key`` of the dict ``current``,
     where rebinding them after the write is Python's in-place add; None where not."""
     made = n.lets.get(item.name)
@@ -34,17 +37,45 @@ def shared_holders(n: Any, current: str, key: Any, item: Var) -> list[str] | Non
         ] == [key] or let.prim == "identity" and let.args[:1] and isinstance(
                 let.args[0], Var) and let.args[0].name in same:
             same.add(let.target)
+    spots: list[Any] = []
     for let in n.lets.values():
         if isinstance(let, Let) and let.target != current and let.prim != "identity" and (
                 let.prim in _CONTAINERS or n.buffer.may_share(let.target)) and any(
                 isinstance(a, Var) and a.name in same for a in let.args):
-            return None  # (kept in a container, a view of it, or passed to a call)
-    return [name for name, ssa in n.env.items() if ssa in same and name in n.local_names]
+            places = _list_places(n, let, same)
+            if places is None:
+                return None  # (kept in a container, a view of it, or passed to a call)
+            spots += places
+    return [name for name, ssa in n.env.items() if ssa in same and name in n.local_names
+            ] + spots
 
 
-def rebind_holders(n: Any, node: cst.AugAssign, holders: list[str] | None) -> None:
-    """After ``d["k"] += v``: each holder bound to the dict's new item."""
-    for name in holders or ():
-        target = cst.Name(name)
+def _list_places(n: Any, let: Let, same: set[str]) -> list[tuple[str, list]] | None:
+    """``(name, items)`` for the list literal ``let`` holding the array: the local
+    name bound to it, and its items (None for the array's places, else a constant);
+    None where the list holds anything else, or was read, changed or held by anything
+    else before the write (or is not a plain literal)."""
+    names = [name for name, ssa in n.env.items() if ssa == let.target]
+    if let.prim != "make_list" or let.params or len(names) != 1 or (
+            names[0] not in n.local_names) or let.target not in n.lists or not all(
+            isinstance(a, Const) or a.name in same for a in let.args):
+        return None
+    for other in n.lets.values():  # (any statement reading the list, before the write)
+        if isinstance(other, Let) and other is not let and let.target in uses(other):
+            return None
+    return [(names[0], [a if isinstance(a, Const) else None for a in let.args])]
+
+
+def rebind_holders(n: Any, node: cst.AugAssign, holders: list[Any] | None) -> None:
+    """After ``d["k"] += v``: each holder bound to the dict's new item (a list
+    holding it built again with it: ``keep = [d["k"]]``)."""
+    for holder in holders or ():
+        value: Any = node.target
+        if isinstance(holder, tuple):  # a list built again, with the new item
+            holder, items = holder
+            value = cst.List([cst.Element(node.target if a is None else
+                                          cst.parse_expression(a.text)) for a in items])
+            n.desugar.alias_tree(value, node)
+        target = cst.Name(holder)
         n.desugar.alias(target, node)
-        n.stmts.assign(target, node.target)
+        n.stmts.assign(target, value)

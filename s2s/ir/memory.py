@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import re
 from typing import Any, Callable, Protocol
 
 from ..errors import TransformError, UnsupportedSyntaxError
@@ -370,6 +371,19 @@ class MemoryCheck:
             what = (f"the loop{line} writes into `{self.display(root)}`, and `{name}` "
                     "shares its memory: from the second iteration on it would hold "
                     "the new values")
+        elif (other := self._writer(maker)) not in (None, name) and self.display(
+                root) == name:  # (`b = a; b.append(v)`: `a` is the object `b` changed)
+            what = (f"`{name}` is the object `{other}` also names, changed in place "
+                    f"through `{other}`{line}: Python's `{name}` would hold the change "
+                    "here, s2s's would not")
+            raise self.error(s, what, f"read `{other}` here (the changed object), or "
+                             f"make `{other}` a copy where it is bound")
+        elif self.display(root) == name:  # (the other name not known: the line's)
+            what = (f"`{name}` was changed in place{line} through another name for the "
+                    f"same object: Python's `{name}` would hold the change here, "
+                    "s2s's would not")
+            raise self.error(s, what, "read that other name here (the changed object), "
+                             "or make it a copy where it is bound")
         else:
             what = (f"`{name}` shares memory with `{self.display(root)}`, written into"
                     f"{line} after `{name}` was bound: it would hold the new values "
@@ -378,6 +392,16 @@ class MemoryCheck:
             s, what, f"copy it where it is bound (`{name} = np.copy(...)`), or use it "
             f"before writing into `{self.display(root)}`",
         )
+
+    def _writer(self, maker: Any) -> str | None:
+        """The user's name a write in place went through (``b`` of ``b.append(v)``,
+        as the line spells it: the IR's name for it may be the object's first)."""
+        if isinstance(maker, Let) and maker.args and isinstance(maker.args[0], Var) and (
+                maker.loc is not None):
+            name = maker.args[0].name
+            if re.search(rf"(?<![\w.]){re.escape(name)}\s*[.\[]", maker.loc.text or ""):
+                return name
+        return None
 
     def display(self, name: Any) -> str:
         if isinstance(name, tuple):  # ("old", root): an earlier array of root's

@@ -70,6 +70,8 @@ class Index:
     attribute: bool = False
     # names among the items known to hold Python ints (a loop's counter): basic items
     ints: tuple[str, ...] = ()
+    # the one item is a boolean mask (a comparison's): it names no element twice
+    mask: bool = False
     # ``a, b = v``'s reads of ``v[0]``, ``v[1]``: the number of targets (0: not an
     # unpacking), which the analysis checks against a tuple's or list's known length
     unpack: int = 0

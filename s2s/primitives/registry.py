@@ -521,6 +521,12 @@ def is_basic_index(index: Any) -> bool:
     return bool(getattr(index, "is_basic", lambda: False)())
 
 
+def names_each_once(index: Any) -> bool:
+    """Rule helper, decided while inlining: does the index name no element twice (a
+    basic index, or one boolean mask), so that a write's last value is its only one?"""
+    return is_basic_index(index) or bool(getattr(index, "mask", False))
+
+
 def arg_slots(s: Let) -> list[tuple[str, int | None]]:
     """For each argument of a statement: its parameter, and its place in ``*args``."""
     prim = PRIMITIVES[s.prim]

@@ -14,7 +14,7 @@ from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, batch_rule, only_first_batched
-from .registry import REFUSED, defjvp, deflinear, defprim, defvjp, is_basic_index
+from .registry import REFUSED, defjvp, deflinear, defprim, defvjp, names_each_once
 
 
 def _tuple_spelling(args, params):
@@ -241,7 +241,7 @@ defprim(
 def setitem_vjp(g, ans, a, value, index):
     a_bar = np.array(g)
     a_bar[index] = 0
-    if is_basic_index(index):
+    if names_each_once(index):  # (a basic index, or one boolean mask)
         return a_bar, unbroadcast(g[index], value)
     # an integer-array index may name an element more than once: NumPy keeps the
     # last of those writes, so only it gets the element's cotangent.  Which one is

@@ -25,6 +25,7 @@ from ..primitives.batching import (
     static,
 )
 from .batched_loops import SEQ_ITEM, stacked_items
+from .batched_masks import masked_add, masked_read, masked_write
 
 
 class ListBatching:
@@ -101,7 +102,7 @@ class ListBatching:
     def seq_item(self, s: Let, out: list[Any]) -> bool:
         """An item of a list grown in a loop: its batched leaves are the items'."""
         if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
-            return False  # (a constant's item, `W[k]`: getitem's rule)
+            return masked_read(self, s, out)  # (an array's item: getitem's rule)
         if any(isinstance(a, Var) and self.batched(a) for a in s.params["index"].atoms()):
             raise self.fail(s, NoBatchRule(
                 "reading a list grown in a loop at a per-example index",
@@ -262,6 +263,8 @@ class ListBatching:
         index = s.params["index"]
         per_example = [a for a in index.atoms() if isinstance(a, Var) and self.batched(a)]
         if per_example and not self._scalar_indexes(s):
+            if masked_write(self, s, out):  # at a per-example mask: np.where
+                return
             raise self.fail(s, NoBatchRule("writing at a batched index"))
         if not self.batched(base) and not self.batched(value) and not (
                 self.write_masks):
@@ -299,6 +302,9 @@ class ListBatching:
         out.append(Line(f"{target} = {v}", keep=True))
         self.b[s.target] = {()}
         self.b[base.name] = {()}
+
+    def masked_add(self, s: Let, out: list[Any]) -> bool:
+        return masked_add(self, s, out)  # (at a per-example mask: batched_masks.py)
 
     def _list_item(self, s: Let, out: list[Any]) -> None:
         """``ys[k] = v`` into a list grown in a loop: its items and ``v`` batched

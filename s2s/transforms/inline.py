@@ -31,6 +31,7 @@ _PREDICATES = {
     "is_integer_constant": registry.is_integer_constant,
     "is_number_constant": registry.is_number_constant,
     "is_basic_index": registry.is_basic_index,
+    "names_each_once": registry.names_each_once,
 }
 _RULE_AST: dict[Callable, ast.FunctionDef] = {}
 

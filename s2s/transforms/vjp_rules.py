@@ -15,6 +15,7 @@ from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
+from .batched_masks import made_a_mask
 from .inline import Array, located_refusals
 from .replay import is_simple
 
@@ -102,10 +103,13 @@ class VjpRules:
                 )
             elif pname in s.params:
                 bindings[pname] = s.params[pname]
-                if s.prim == "setitem" and pname == "index":  # (ints never repeat)
-                    bindings[pname] = replace(s.params[pname], ints=tuple(
-                        a.name for a in s.params[pname].atoms()
-                        if isinstance(a, Var) and a.name in self.r.facts.int_vars))
+                if s.prim == "setitem" and pname == "index":  # (ints, masks never repeat)
+                    index = s.params[pname]
+                    bindings[pname] = replace(index, ints=tuple(
+                        a.name for a in index.atoms()
+                        if isinstance(a, Var) and a.name in self.r.facts.int_vars),
+                        mask=len(index.items) == 1 and made_a_mask(
+                            self.r.facts.producer, index.items[0]))
             elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
                 arg = s.args[[n for n, _ in slots].index(pname)]
                 active = isinstance(arg, Var) and arg.name in self.r.facts.active

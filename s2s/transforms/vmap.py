@@ -325,7 +325,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
                 "pop": "same_list", "getitem": "seq_item", "len": "seq_length",
-                "kept": "kept", "draw": "draw",
+                "kept": "kept", "draw": "draw", "add_at": "masked_add",
                 **COLLECTIVES}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",

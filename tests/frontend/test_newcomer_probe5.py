@@ -53,7 +53,10 @@ EXPECTED = {
     # holds; s2s used to give the dict a new item: a wrong value)
     "dict_item_read_then_added": "ok",
     "dict_item_from_a_name": "ok",
-    "dict_item_kept_in_a_list": "refused",
+    # (alias15: ok now, was "refused": the list literal holding the item, read by
+    # nothing before the write, is built again with the sum, as NumPy's `keep[0]` sees
+    # it; a list read before the write stays refused, tests/frontend/test_alias15.py)
+    "dict_item_kept_in_a_list": "ok",
 }
 # float32 only: values agree, but the dtype differs from JAX's (NumPy's promotion,
 # which the function run as written follows)
@@ -107,7 +110,8 @@ def test_an_int_counter_in_a_dict_in_a_loop(dtype) -> None:
                                    **tol(dtype))
 
 
-SHARED_ITEMS = ["dict_item_read_then_added", "dict_item_from_a_name"]
+SHARED_ITEMS = ["dict_item_read_then_added", "dict_item_from_a_name",
+                "dict_item_kept_in_a_list"]
 
 
 @pytest.mark.parametrize("name", SHARED_ITEMS)
@@ -143,16 +147,6 @@ def test_an_add_into_a_shared_dict_item_under_every_transform(name, dtype) -> No
     np.testing.assert_allclose(s2s.hessian(f)(x), 2.0 * np.eye(3), **t)
     batch = np.stack([x, 0.5 * x])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(batch), 2.0 * batch, **t)
-
-
-def test_an_add_into_a_dict_item_a_list_holds_is_refused() -> None:
-    """A list also holding the array: refused, located (a list's item is not rebound)."""
-    x = np.array([1.0, 2.0])
-    with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(F.dict_item_kept_in_a_list)(x)
-    message = str(info.value)
-    assert 'state["acc"] += x' in message and "newcomer_probe5_fns.py" in message, message
-    assert 'write `state["acc"] = state["acc"] + ...`' in message, message
 
 
 @pytest.mark.slow

@@ -45,11 +45,10 @@ EXPECTED: dict[str, str] = {
     # `x[i] ** 2 + np.sum(x[:i] ...)` of an int argument `i`: under jax.jit the slice's
     # bound is traced (s2s.jit(..., backend="jax") and jax.jit refuse alike)
     "int_index_arg": "both refuse",
-    # `y = x.copy(); y[y < 0] = 0.0`, returned: under vmap s2s refuses the write at a
-    # mask that differs per example ("writing at a batched index", on dd5f358 too; the
-    # pin said ok, set before the sweep ran over vmap of such views); JAX's arrays refuse
-    # the write itself (its user writes `np.where(y < 0, 0.0, y)`, which both batch)
-    "clip_copy_inplace": "both refuse",
+    # (alias15: ok now, clip_copy_inplace's `y = x.copy(); y[y < 0] = 0.0` under vmap,
+    # a write at a mask that differs per example, is `y[:] = np.where(y_less_0, 0.0, y)`;
+    # it was "both refuse", "writing at a batched index"; JAX's arrays refuse the write
+    # itself: tests/frontend/test_alias15.py checks it against a `jnp.where` twin)
     # (fixed by this probe, ok now: global_flag_l1's vmap of grad and hessian, the rank of
     # `np.isnan(...)` in the abs rule on the branch the first example did not take was
     # not inferred: "the rank of `where_isnan_absolute_x` is unknown")
