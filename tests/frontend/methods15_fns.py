@@ -1,0 +1,96 @@
+"""Functions for test_methods15.py (issue 23): model classes as people write them: a
+list of layers built in a loop in ``__init__`` (``append`` and ``self.layers =
+self.layers + [...]``), walked in ``__call__``; ``p.steps += 2`` and ``p.w += v`` of
+an object the function built."""
+
+import numpy as np
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return np.tanh(self.w * x)
+
+
+class AppendedNet:
+    def __init__(self, ws):
+        self.layers = []
+        for w in ws:
+            self.layers.append(Layer(w))
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer.apply(x)
+        return x
+
+
+class ConcatenatedNet:
+    def __init__(self, ws):
+        self.layers = []
+        for w in ws:
+            self.layers = self.layers + [Layer(w)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer.apply(x)
+        return x
+
+
+def layers_appended_in_init(x):
+    net = AppendedNet([x, 2.0 * x, np.sin(x)])
+    return np.sum(net(x)) + len(net.layers)
+
+
+def layers_concatenated_in_init(x):
+    net = ConcatenatedNet((np.cos(x), 0.5 * x))
+    return np.sum(net(x) ** 2) + np.sum(net.layers[1].w * x)
+
+
+class Terms:
+    def __init__(self, ws):
+        self.terms = []
+        for w in ws:
+            self.terms = self.terms + [np.sin(w)]
+        self.count = len(self.terms)
+
+
+def terms_grown_in_init(x):
+    t = Terms([x, 2.0 * x, x * x])
+    return np.sum(t.terms[2] * x) + np.sum(t.terms[0]) * t.count
+
+
+def layers_of_the_call(ws, x):  # (ws: a tuple of the call; its length fixes the code)
+    return np.sum(AppendedNet(ws)(x))
+
+
+class Adder:
+    def __init__(self, ws):
+        self.terms = []
+        for w in ws:
+            self.add(np.sin(w))
+
+    def add(self, v):
+        self.terms = self.terms + [v]
+
+
+def method_grows_in_init_loop(x):
+    t = Adder([x, 2.0 * x])
+    return np.sum(t.terms[1] * x)
+
+
+class Checked:
+    def __init__(self, ws):
+        self.terms = []
+        for w in ws:
+            self.terms.append(np.sin(w))
+        self.check()
+
+    def check(self):
+        pass
+
+
+def init_loop_and_method(x):
+    t = Checked([x, 2.0 * x])
+    return np.sum(t.terms[1] * x)
