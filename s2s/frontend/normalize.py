@@ -74,6 +74,7 @@ from .resolve import (
 )
 from .scope import OnePath
 from .self_methods import self_methods_hold
+from .object_setters import check_augmented_fields
 from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
@@ -269,6 +270,7 @@ class Normalizer:
         # lists read as the literal they were built from (`pair + [v]`): root, the
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
+        self.augmented_fields: list[tuple] = []  # (`p.w += v` in a loop)
         self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: Bindings = Bindings()  # name -> the statement that bound it
@@ -353,6 +355,7 @@ class Normalizer:
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
             check_literal_reads(self)
+            check_augmented_fields(self)  # (`p.w += v` in a loop: object_setters.py)
         except TransformError as err:
             raise err.with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object

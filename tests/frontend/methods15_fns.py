@@ -94,3 +94,48 @@ class Checked:
 def init_loop_and_method(x):
     t = Checked([x, 2.0 * x])
     return np.sum(t.terms[1] * x)
+
+
+class Stepper:
+    def __init__(self, w):
+        self.w = w
+        self.steps = 0
+
+
+def field_updated_in_place(x):
+    p = Stepper(np.cos(x))  # (the array only p holds: NumPy's += changes nothing else)
+    p.w *= x
+    p.steps += 2
+    p.w += 1.0
+    p.steps *= 3
+    return np.sum(p.w ** 2) * p.steps
+
+
+def field_updated_in_a_loop(x):
+    p = Stepper(np.sin(x))
+    for k in range(3):
+        p.w -= 0.1 * (p.w - x * k)
+        p.steps += 1
+    return np.sum(p.w ** 2) / p.steps
+
+
+def argument_field_updated(x):
+    p = Stepper(x)  # (p.w is the caller's array: += would change it)
+    p.w += np.sin(x)
+    return np.sum(p.w)
+
+
+def read_field_updated(x):
+    p = Stepper(np.cos(x))
+    v = p.w  # (the same array: += changes v too)
+    p.w += x
+    return np.sum(v * x)
+
+
+def kept_field_updated_in_a_loop(x):
+    p = Stepper(np.cos(x))
+    kept = []
+    for _ in range(2):
+        p.w += x
+        kept.append(p.w)  # (the next iteration's += changes this item)
+    return np.sum(kept[0] * x)

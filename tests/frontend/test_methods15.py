@@ -27,6 +27,8 @@ CASES = {
     "layers_appended_in_init": ((X4,), {"zeros": np.zeros(4)}),
     "layers_concatenated_in_init": ((X4,), {"zeros": np.zeros(4)}),
     "terms_grown_in_init": ((X4,), {"zeros": np.zeros(4)}),
+    "field_updated_in_place": ((X4,), {"zeros": np.zeros(4)}),
+    "field_updated_in_a_loop": ((X4,), {"zeros": np.zeros(4)}),
 }
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian",
                            "jit", "jit_jax", "special", "alias"), tol64=(1e-6, 1e-8))
@@ -62,7 +64,8 @@ def test_layers_grown_in_a_loop_in_init() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["layers_appended_in_init", "terms_grown_in_init"])
+@pytest.mark.parametrize("name", ["layers_appended_in_init", "terms_grown_in_init",
+                                  "field_updated_in_place", "field_updated_in_a_loop"])
 def test_grown_in_init_against_differences(name) -> None:
     _against_differences(name)
 
@@ -97,3 +100,21 @@ def test_a_list_grown_where_s2s_cannot_hold_it_is_refused_located(fn, says, quot
         s2s.grad(fn)(X4)
     text = str(info.value)
     assert says in text and quoted in text and "methods15_fns.py" in text, text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, quoted", [
+    (F.argument_field_updated, "p.w += np.sin(x)"),
+    (F.read_field_updated, "p.w += x"),
+    (F.kept_field_updated_in_a_loop, "p.w += x"),
+])
+def test_an_in_place_update_another_name_would_see_is_refused_located(fn, quoted) -> None:
+    """``p.w += v`` where NumPy would change an array the caller's argument, a name
+    (``v = p.w``) or a list a later iteration reads also holds: refused, located
+    ("augmented assignment into an attribute is not supported" before, for any
+    ``p.attr += v``)."""
+    with pytest.raises(s2s.UnsupportedSyntaxError) as info:
+        s2s.grad(fn)(X4)
+    text = str(info.value)
+    assert "would change in place the array `p.w` holds" in text and quoted in text \
+        and "methods15_fns.py" in text, text
