@@ -31,6 +31,7 @@ from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
 from .init_lists import HeldLists, grown_in_loop, local_lists
 from .number_fields import fresh_lists, is_number, number_fields
+from .record_spelling import mark
 from .source import literal_value
 from .synthesize import signature_text, synthesize
 
@@ -393,6 +394,7 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     fn = _write(cls, prologue, signature, body_text, {**(cells or {}), **calls.cells},
                 max(line - 2, 1), display if line > 2 else None, me, name,
                 method.__globals__, tail=writes)
+    mark(fn, f"{owner.__name__}.{method.__name__}", me, held)  # (its errors: yours)
     found = keys or []
     found += [k for k in assigned if k not in found]
     for called in calls.cells.values():

@@ -75,6 +75,7 @@ from .resolve import (
 from .scope import OnePath
 from .self_methods import self_methods_hold
 from .object_setters import check_augmented_fields
+from .record_spelling import as_written
 from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
@@ -356,8 +357,8 @@ class Normalizer:
             _check_block_nesting(body)
             check_literal_reads(self)
             check_augmented_fields(self)  # (`p.w += v` in a loop: object_setters.py)
-        except TransformError as err:
-            raise err.with_func(self.display)
+        except TransformError as err:  # (in a method of yours: as you wrote it)
+            raise as_written(err, self.fn).with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object
             if self.plan is None:
                 self.resolver.depends_on(DefaultVar(self.fn, name, name in kwonly), node)

@@ -139,3 +139,42 @@ def kept_field_updated_in_a_loop(x):
         p.w += x
         kept.append(p.w)  # (the next iteration's += changes this item)
     return np.sum(kept[0] * x)
+
+
+class Refusing:
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def v(self):
+        return self.w
+
+    @v.setter
+    def v(self, value):
+        self.w += value  # (the caller's array: NumPy would change it)
+
+    def guarded(self, x):
+        try:
+            y = self.w * x
+        except ValueError:
+            y = x
+        return y
+
+    def stored(self, x):
+        self.w[0] = x[0]
+        return x
+
+
+def setter_writes_in_place(x):
+    r = Refusing(x)
+    r.v = np.cos(x)
+    return np.sum(r.w)
+
+
+def method_with_try(x):
+    return np.sum(Refusing(x).guarded(x))
+
+
+def method_writes_an_item(x):
+    r = Refusing(np.cos(x))
+    return np.sum(r.stored(x))

@@ -118,3 +118,29 @@ def test_an_in_place_update_another_name_would_see_is_refused_located(fn, quoted
     text = str(info.value)
     assert "would change in place the array `p.w` holds" in text and quoted in text \
         and "methods15_fns.py" in text, text
+
+
+@pytest.mark.parametrize("fn, head, says, quoted", [  # (one case by default)
+    (F.setter_writes_in_place, "`Refusing.v`", "`self.w += ...` would change in place",
+     "self.w += value"),
+    (F.method_with_try, "`Refusing.guarded`", "a `try` around code that reads `self`",
+     "try:"),
+    (F.method_writes_an_item, "`Refusing.stored`", "only a local array can be assigned",
+     "self.w[0] = x[0]"),
+])
+def test_a_refusal_in_a_method_is_in_your_spelling(fn, head, says, quoted) -> None:
+    """A refusal inside a method names the method as you wrote it (``Refusing.v``,
+    not the function s2s writes, ``Refusing_v``) and says ``self.w`` (not
+    ``self['w']``: "`self['w'] += ...`" and "write `self['w'] = self['w'] + ...`"
+    before), quoting your line, file and column."""
+    with pytest.raises(s2s.UnsupportedSyntaxError) as info:
+        s2s.grad(fn)(X4)
+    text = str(info.value)
+    assert f"s2s cannot transform {head}" in text and says in text and quoted in text, text
+    assert "methods15_fns.py" in text and "self['" not in text and "self[\"" not in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("  File"))
+    number = int(line.split("line ")[1].split(",")[0])
+    source = open(F.__file__).read().splitlines()[number - 1]
+    column = int(line.split("column ")[1])
+    assert source.strip() == quoted or source.strip().startswith(quoted), (source, text)
+    assert source[column - 1:].startswith(quoted.split()[0]), (source, column)
