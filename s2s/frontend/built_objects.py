@@ -538,7 +538,8 @@ def _unreadable(fdef: cst.FunctionDef, me: str, returns: bool = True) -> str:
                     f.value.value == me:
                 return (f"calls `{me}.{f.attr.value}(...)`, which is not a method of "
                         "its class (an attribute holding a function)")
-        if isinstance(node, cst.Return) and node.value is not None and returns:
+        if isinstance(node, cst.Return) and node.value is not None and returns and not (
+                isinstance(node.value, cst.Name) and node.value.value == me):  # (`self`)
             return "returns a value"
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return "defines a function or class"

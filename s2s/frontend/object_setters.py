@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import textwrap
 import types
 from typing import Any
 
@@ -22,8 +23,13 @@ import libcst as cst
 
 from ..ir.nodes import Const, Index, Let, Var, walk
 from .buffers import ALIASING, VIEWS
-from .built_objects import (_method_record, _writes_attributes, field_key, returned_dict,
-                            returned_keys)
+from .built_objects import (
+    _method_record,
+    _writes_attributes,
+    field_key,
+    returned_dict,
+    returned_keys,
+)
 from .fnvalues import FnValue
 from .number_fields import number_fields
 from .objects import record_of_atom
@@ -90,7 +96,8 @@ def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
     n.desugar.alias(value, node)
     assign(target, value)
     if fresh and n.loops:  # (a later statement of the loop, or the next iteration's
-        n.augmented_fields.append((var, n.env[name], attr, node))  # write: checked last)
+        n.__dict__.setdefault("augmented_fields", []).append(  # write: checked last)
+            (var, n.env[name], attr, node))
     return True
 
 
@@ -108,7 +115,7 @@ def check_augmented_fields(n: Any) -> None:
     """``p.w += v`` in a loop: neither the array it writes into nor the one it leaves
     (the next iteration's to write into) is held by a name, view or container the
     rest of the loop made (``vs.append(p.w)``)."""
-    for before, after, attr, node in n.augmented_fields:
+    for before, after, attr, node in getattr(n, "augmented_fields", ()):
         for ssa in (before.name, after):
             record = n.lets.get(ssa)
             keys = list(record.params.get("keys", ())) if record is not None and (
@@ -247,6 +254,49 @@ def method_statement(n: Any, node: cst.Expr) -> bool:
     keys, values = _call_method(n, call, made, var, method, attr, None)
     _rebind(n, call, name, made, keys, values)
     return True
+
+
+def chained_method(n: Any, target: cst.Name, value: Any) -> bool:
+    """``d = d.with_w(v)``: a method of an object the function built that sets
+    attributes and returns ``self`` (for chaining), given back to the name that
+    holds the object: ``d.with_w(v)`` as a statement (``method_statement``), the name
+    then holding the changed object, as in Python.  False for any other statement."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and
+            isinstance(value.func.value, cst.Name) and value.func.value.value == (
+                target.value) and target.value in n.env):
+        return False
+    made = record_of_atom(n, Var(n.env[target.value]))
+    method = inspect.getattr_static(getattr(made, "cls", None), value.func.attr.value,
+                                    None) if made is not None else None
+    if not isinstance(method, types.FunctionType) or not _returns_self(method):
+        return False
+    statement = cst.Expr(value)
+    n.desugar.alias(statement, value)
+    return method_statement(n, statement)
+
+
+def _returns_self(method: Any) -> bool:
+    """Does every ``return`` of the method return its ``self``, the last statement
+    one of them?"""
+    try:
+        fdef = cst.parse_module(textwrap.dedent(inspect.getsource(method))).body[0]
+    except (OSError, TypeError, cst.ParserSyntaxError):
+        return False
+    if not isinstance(fdef, cst.FunctionDef) or not fdef.params.params or not isinstance(
+            fdef.body, cst.IndentedBlock):
+        return False
+    me = fdef.params.params[0].name.value
+    last = fdef.body.body[-1]
+    returns = [node for node in _walk(fdef.body) if isinstance(node, cst.Return)]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(
+        last.body[-1], cst.Return) and all(
+        isinstance(r.value, cst.Name) and r.value.value == me for r in returns)
+
+
+def _walk(node: Any) -> Any:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 def _rebind(n: Any, node: Any, name: str, made: Any, keys: tuple, values: list) -> None:

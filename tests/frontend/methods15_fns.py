@@ -178,3 +178,60 @@ def method_with_try(x):
 def method_writes_an_item(x):
     r = Refusing(np.cos(x))
     return np.sum(r.stored(x))
+
+
+class Dense:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    @property
+    def norm(self):
+        return np.sum(self.w ** 2) + np.sum(self.b ** 2)
+
+    @staticmethod
+    def act(z):
+        return np.tanh(z)
+
+    @classmethod
+    def scaled(cls, w, k):
+        return cls(w * k, w * 0.5)
+
+    def pre(self, x):
+        return self.w * x + self.b
+
+    def forward(self, x):
+        return self.act(self.pre(x))
+
+
+class Residual(Dense):
+    def __init__(self, w, b, k):
+        super().__init__(w, b)
+        self.k = k
+
+    def forward(self, x):
+        return x + self.k * super().forward(x)
+
+
+def model_class(x):
+    d = Dense.scaled(x, 3.0)
+    r = Residual(np.cos(x), np.sin(x), 0.5)
+    return np.sum(r.forward(d.forward(x))) + 0.1 * d.norm * r.norm
+
+
+class Optimizer:
+    def __init__(self, w):
+        self.w = w
+        self.t = 0
+
+    def step(self, g, lr=0.1):
+        self.w = self.w - lr * g
+        self.t += 1
+        return self  # (for chaining: opt = opt.step(g))
+
+
+def chained_steps(x):
+    opt = Optimizer(np.cos(x))
+    for _ in range(3):
+        opt = opt.step(np.sin(opt.w) - x)
+    return np.sum(opt.w ** 2) * opt.t
