@@ -235,3 +235,17 @@ def chained_steps(x):
     for _ in range(3):
         opt = opt.step(np.sin(opt.w) - x)
     return np.sum(opt.w ** 2) * opt.t
+
+
+def _terms_record(ws):
+    record = {"terms": []}
+    terms = record["terms"]  # (the dict's list, grown in the loop: concatenation)
+    for w in ws:
+        terms = terms + [np.sin(w)]
+    record["terms"] = terms
+    return record
+
+
+def dict_list_grown(x):
+    t = _terms_record([x, 2.0 * x, x * x])
+    return np.sum(t["terms"][2] * x) + np.sum(t["terms"][0]) * len(t["terms"])
