@@ -454,6 +454,11 @@ def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
                 fv = n.funcs.of_object(obj, text, func)
     elif isinstance(func, cst.Name) and func.value in n.env:
         fv = self_method(n, func)  # (`self(x)`: its __call__)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) and (
+            fv is None):  # `net.layers[1].apply(x)`: an item of a list of objects
+        atom = n.exprs.expr(func.value)
+        made = record_of_atom(n, atom)
+        fv = _method(n, made, atom, func.attr.value) if made is not None else None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
             fv is None):  # `Model(x).energy(x)`: built, then its method
         fv = _method_of_built(n, func.value, func.attr.value, func)

@@ -249,3 +249,8 @@ def _terms_record(ws):
 def dict_list_grown(x):
     t = _terms_record([x, 2.0 * x, x * x])
     return np.sum(t["terms"][2] * x) + np.sum(t["terms"][0]) * len(t["terms"])
+
+
+def layer_item_method(x):
+    net = AppendedNet((x, np.cos(x)))  # (an item's method: "the array method `.apply()`")
+    return np.sum(net.layers[1].apply(x)) + np.sum(net.layers[0].apply(2.0 * x))

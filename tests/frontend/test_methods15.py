@@ -31,6 +31,7 @@ CASES = {
     "field_updated_in_a_loop": ((X4,), {"zeros": np.zeros(4)}),
     "model_class": ((X4,), {"zeros": np.zeros(4)}),
     "chained_steps": ((X4,), {"zeros": np.zeros(4)}),
+    "layer_item_method": ((X4,), {"zeros": np.zeros(4)}),
 }
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian",
                            "jit", "jit_jax", "special", "alias"), tol64=(1e-6, 1e-8))
@@ -74,7 +75,8 @@ def test_layers_grown_in_a_loop_in_init() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["layers_appended_in_init", "terms_grown_in_init",
                                   "field_updated_in_place", "field_updated_in_a_loop",
-                                  "model_class", "chained_steps", "dict_list_grown"])
+                                  "model_class", "chained_steps", "dict_list_grown",
+                                  "layer_item_method"])
 def test_grown_in_init_against_differences(name) -> None:
     _against_differences(name)
 
