@@ -29,7 +29,9 @@ import libcst.matchers as matchers
 from .. import syntax
 from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
+from .init_lists import HeldLists, grown_in_loop, local_lists
 from .number_fields import fresh_lists, is_number, number_fields
+from .record_spelling import mark
 from .source import literal_value
 from .synthesize import signature_text, synthesize
 
@@ -337,7 +339,7 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     calls = record_methods.SelfCalls(cls, owner, me, method.__globals__, lambda f, star: (
         _method_record(cls, f, star)), {m.value for m in _walk(fdef)
                                         if isinstance(m, cst.Name)})
-    fdef = fdef.with_changes(body=fdef.body.visit(calls))
+    original, fdef = fdef, fdef.with_changes(body=fdef.body.visit(calls))
     if calls.why:
         return calls.why if kind == "method" else f"its {where} {calls.why}"
     writes = kind == "init" or calls.threads or record_methods.sets_attributes(fdef, me)
@@ -346,9 +348,14 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         return why.replace("returns a value", "sets attributes of the object and "
                            "returns a value (use it as a statement, or return the value "
                            "from a method that sets nothing)")
+    held = local_lists(fdef, me) if kind == "init" else {}
+    why = why or (grown_in_loop(original, me, held, cls) if kind == "init" else "")
     if why:
         return f"its {where} {why}"
     assigned = _set_attributes(fdef, me)
+    if held:  # (a list field grown: a local name while it runs, init_lists.py)
+        lister = HeldLists(me, held)
+        fdef = fdef.with_changes(body=lister.finish(fdef.body.visit(lister)))
     static = {k: v for k, v in (static or {}).items() if k not in _assigned_names(fdef)}
     written = {k for k, v in static.items() if v is not NOT_NONE}  # (as literals)
     attrs = {k: v for k, v in (attrs or {}).items() if k not in assigned}
@@ -387,6 +394,7 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     fn = _write(cls, prologue, signature, body_text, {**(cells or {}), **calls.cells},
                 max(line - 2, 1), display if line > 2 else None, me, name,
                 method.__globals__, tail=writes)
+    mark(fn, f"{owner.__name__}.{method.__name__}", me, held)  # (its errors: yours)
     found = keys or []
     found += [k for k in assigned if k not in found]
     for called in calls.cells.values():
@@ -530,7 +538,8 @@ def _unreadable(fdef: cst.FunctionDef, me: str, returns: bool = True) -> str:
                     f.value.value == me:
                 return (f"calls `{me}.{f.attr.value}(...)`, which is not a method of "
                         "its class (an attribute holding a function)")
-        if isinstance(node, cst.Return) and node.value is not None and returns:
+        if isinstance(node, cst.Return) and node.value is not None and returns and not (
+                isinstance(node.value, cst.Name) and node.value.value == me):  # (`self`)
             return "returns a value"
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return "defines a function or class"

@@ -57,6 +57,7 @@ from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients, watched
 from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
+from .lowered_checks import as_written, check_lowered
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
 from .pyvalues import PythonValues
 from .recursive import RecursivePlanned, planning
@@ -74,7 +75,6 @@ from .resolve import (
 )
 from .scope import OnePath
 from .self_methods import self_methods_hold
-from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
 from .super_calls import class_function
@@ -352,9 +352,9 @@ class Normalizer:
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
-            check_literal_reads(self)
-        except TransformError as err:
-            raise err.with_func(self.display)
+            check_lowered(self)  # (lists read as literals, `p.w += v` in loops)
+        except TransformError as err:  # (in a method of yours: as you wrote it)
+            raise as_written(err, self.fn).with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object
             if self.plan is None:
                 self.resolver.depends_on(DefaultVar(self.fn, name, name in kwonly), node)

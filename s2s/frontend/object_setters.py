@@ -15,13 +15,21 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import textwrap
 import types
 from typing import Any
 
 import libcst as cst
 
 from ..ir.nodes import Const, Index, Let, Var, walk
-from .built_objects import _method_record, _writes_attributes, field_key, returned_keys
+from .buffers import ALIASING, VIEWS
+from .built_objects import (
+    _method_record,
+    _writes_attributes,
+    field_key,
+    returned_dict,
+    returned_keys,
+)
 from .fnvalues import FnValue
 from .number_fields import number_fields
 from .objects import record_of_atom
@@ -63,6 +71,162 @@ def set_attribute(n: Any, target: cst.Attribute, value: Any) -> bool:
     return True
 
 
+def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
+    """``p.steps += 2`` (``p.w *= v``) of an object of your class the function built:
+    Python's ``p.steps = p.steps + 2`` where the field holds a number, or an array no
+    other name, field or argument holds (NumPy's in-place write then changes nothing
+    else); otherwise refused, located.  The write is ``p.w = ...`` (set_attribute: a
+    setter called, the same checks).  False where ``p`` is not such a name."""
+    target = node.target
+    assert isinstance(target, cst.Attribute)
+    base = target.value
+    if not isinstance(base, cst.Name) or base.value not in n.env:
+        return False
+    var = Var(n.env[base.value])
+    made = record_of_atom(n, var)
+    if made is None or not isinstance(getattr(made, "cls", None), type):
+        return False
+    name, attr = base.value, target.attr.value
+    read = n.exprs.expr(target)
+    fresh = None if _number(n, read) else _fresh_field(n, var, attr)
+    if fresh is False:
+        raise _shared(n, node, name, attr)
+    op_node = getattr(cst, type(node.operator).__name__.replace("Assign", ""))()
+    value = cst.BinaryOperation(left=target, operator=op_node, right=node.value)
+    n.desugar.alias(value, node)
+    assign(target, value)
+    if fresh and n.loops:  # (a later statement of the loop, or the next iteration's
+        n.__dict__.setdefault("augmented_fields", []).append(  # write: checked last)
+            (var, n.env[name], attr, node))
+    return True
+
+
+def _shared(n: Any, node: cst.AugAssign, name: str, attr: str) -> Exception:
+    op = node.operator._get_token()
+    return n.unsupported(node, f"`{name}.{attr} {op} ...` would change in place the "
+                         f"array `{name}.{attr}` holds, which another name, field or "
+                         "the caller's argument may hold too (NumPy's in-place operator "
+                         "changes it for all of them)",
+                         f"write `{name}.{attr} = {name}.{attr} {op[:-1]} ...` (a new "
+                         "array)")
+
+
+def check_augmented_fields(n: Any) -> None:
+    """``p.w += v`` in a loop: neither the array it writes into nor the one it leaves
+    (the next iteration's to write into) is held by a name, view or container the
+    rest of the loop made (``vs.append(p.w)``)."""
+    for before, after, attr, node in getattr(n, "augmented_fields", ()):
+        for ssa in (before.name, after):
+            record = n.lets.get(ssa)
+            keys = list(record.params.get("keys", ())) if record is not None and (
+                record.prim == "make_dict") else []
+            if attr in keys and isinstance(record.args[keys.index(attr)], Var) and (
+                    _held_elsewhere(n, record, record.args[keys.index(attr)], attr, (
+                        ssa, n.env.get(node.target.value.value)))):
+                raise _shared(n, node, node.target.value.value, attr)
+
+
+def _fresh_field(n: Any, var: Var, attr: str) -> bool | None:
+    """Does the field ``attr`` of the object ``var`` hold an array only it holds:
+    computed in your function (``p.w = np.cos(x)``) or in the constructor (``self.w =
+    w * 2``), or given to it so (``Model(np.cos(x))``): not an argument, a view,
+    another field's or another name's?  None: it holds a Python number."""
+    let = n.lets.get(var.name)
+    keys = let.params.get("keys", ()) if let is not None and let.prim == "make_dict" else ()
+    if attr not in keys:
+        return False
+    return _fresh(n, let, let.args[list(keys).index(attr)], attr)
+
+
+def _fresh(n: Any, record: Any, atom: Any, attr: str) -> bool | None:
+    """``_fresh_field`` of the item ``atom`` of the dict ``record`` builds, followed
+    back through the object's earlier versions (``p.steps = 3`` before) to the
+    constructor's record."""
+    current = record.target
+    for _ in range(64):
+        if isinstance(atom, Const):
+            return None if type(atom.value) in (int, float) else False
+        if not isinstance(atom, Var) or sum(a == atom for a in record.args) != 1 or (
+                _held_elsewhere(n, record, atom, attr, (current,))):
+            return False
+        inner = n.lets.get(atom.name)
+        if inner is None or field_key(inner) != attr or not isinstance(inner.args[0], Var):
+            return inner is not None and inner.prim not in VIEWS
+        source = n.lets.get(inner.args[0].name)
+        keys = list(source.params.get("keys", ())) if source is not None and (
+            source.prim == "make_dict") else []
+        if attr not in keys:
+            return _constructed(n, source, attr)
+        record, atom = source, source.args[keys.index(attr)]  # (an earlier version)
+    return False
+
+
+def _constructed(n: Any, call: Any, attr: str) -> bool | None:
+    """``_fresh`` of the field ``attr`` of the record a constructor's call returns:
+    computed there, or given to it as an array only the call holds; None: a number."""
+    callee = call.params.get("callee") if call is not None and call.prim == "call" else None
+    ret = returned_dict(callee) if callee is not None else None
+    if ret is None or attr not in ret.params["keys"] or len(call.args) != len(
+            callee.params):
+        return False
+    made = ret.args[list(ret.params["keys"]).index(attr)]
+    lets = {s.target: s for s in walk(callee.body) if isinstance(s, Let)}
+    while isinstance(made, Var) and made.name in lets and lets[made.name].prim == (
+            "identity"):
+        made = lets[made.name].args[0]
+    if isinstance(made, Const):
+        return None if type(made.value) in (int, float) else False
+    if not isinstance(made, Var) or sum(a == made for a in ret.args) != 1:
+        return False
+    if made.name in lets:
+        return lets[made.name].prim not in VIEWS
+    if made.name not in callee.params:
+        return False
+    given = call.args[callee.params.index(made.name)]  # (`self.w = w`: the call's)
+    if isinstance(given, Const):
+        return None if type(given.value) in (int, float) else False
+    if not isinstance(given, Var) or sum(a == given for a in call.args) != 1:
+        return False
+    produced = n.lets.get(given.name)
+    return produced is not None and produced.prim not in VIEWS and not _held_elsewhere(
+        n, call, given, None, ())
+
+
+_HOLDS = VIEWS | ALIASING | {"setitem", "insert", "extend"}
+
+
+def _held_elsewhere(n: Any, record: Any, atom: Var, attr: str | None,
+                    current: tuple) -> bool:
+    """Does a name, view or container other than the object (``record`` and its
+    earlier versions) refer to the array ``atom``, directly or through a read of the
+    field (``v = p.w``)?"""
+    bound, aliases, versions = set(n.env.values()), {atom.name}, {record.target}
+    for let in n.lets.values():
+        if let is record or let.prim not in _HOLDS or not any(
+                isinstance(a, Var) and a.name in aliases | versions for a in let.args):
+            continue
+        keys = list(let.params.get("keys", ())) if let.prim == "make_dict" else []
+        if attr in keys and isinstance(let.args[keys.index(attr)], Var) and (
+                let.args[keys.index(attr)].name in aliases) and sum(
+                isinstance(a, Var) and a.name in aliases for a in let.args) == 1 and (
+                let.target not in bound or let.target in current):
+            versions.add(let.target)  # (`p` before or after a write: the object)
+            continue
+        if let.prim == "identity" and isinstance(let.args[0], Var) and (
+                let.args[0].name in versions) and let.target not in bound:
+            versions.add(let.target)  # (the object carried by a loop)
+            continue
+        if let.prim == "getitem" and isinstance(let.args[0], Var) and (
+                let.args[0].name in versions) and field_key(let) == attr:
+            aliases.add(let.target)  # (`p.w` read: the array itself)
+            continue
+        if let.prim == "getitem" and isinstance(let.args[0], Var) and (
+                let.args[0].name in versions):
+            continue  # (another field read)
+        return True
+    return bool((aliases - {atom.name}) & bound) or atom.name in bound
+
+
 def method_statement(n: Any, node: cst.Expr) -> bool:
     """``p.bump(v)`` as a statement, of an object of your class the function built,
     a method that sets attributes: its function over the fields called, the name then
@@ -90,6 +254,49 @@ def method_statement(n: Any, node: cst.Expr) -> bool:
     keys, values = _call_method(n, call, made, var, method, attr, None)
     _rebind(n, call, name, made, keys, values)
     return True
+
+
+def chained_method(n: Any, target: cst.Name, value: Any) -> bool:
+    """``d = d.with_w(v)``: a method of an object the function built that sets
+    attributes and returns ``self`` (for chaining), given back to the name that
+    holds the object: ``d.with_w(v)`` as a statement (``method_statement``), the name
+    then holding the changed object, as in Python.  False for any other statement."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and
+            isinstance(value.func.value, cst.Name) and value.func.value.value == (
+                target.value) and target.value in n.env):
+        return False
+    made = record_of_atom(n, Var(n.env[target.value]))
+    method = inspect.getattr_static(getattr(made, "cls", None), value.func.attr.value,
+                                    None) if made is not None else None
+    if not isinstance(method, types.FunctionType) or not _returns_self(method):
+        return False
+    statement = cst.Expr(value)
+    n.desugar.alias(statement, value)
+    return method_statement(n, statement)
+
+
+def _returns_self(method: Any) -> bool:
+    """Does every ``return`` of the method return its ``self``, the last statement
+    one of them?"""
+    try:
+        fdef = cst.parse_module(textwrap.dedent(inspect.getsource(method))).body[0]
+    except (OSError, TypeError, cst.ParserSyntaxError):
+        return False
+    if not isinstance(fdef, cst.FunctionDef) or not fdef.params.params or not isinstance(
+            fdef.body, cst.IndentedBlock):
+        return False
+    me = fdef.params.params[0].name.value
+    last = fdef.body.body[-1]
+    returns = [node for node in _walk(fdef.body) if isinstance(node, cst.Return)]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(
+        last.body[-1], cst.Return) and all(
+        isinstance(r.value, cst.Name) and r.value.value == me for r in returns)
+
+
+def _walk(node: Any) -> Any:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 def _rebind(n: Any, node: Any, name: str, made: Any, keys: tuple, values: list) -> None:

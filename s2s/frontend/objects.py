@@ -454,6 +454,11 @@ def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
                 fv = n.funcs.of_object(obj, text, func)
     elif isinstance(func, cst.Name) and func.value in n.env:
         fv = self_method(n, func)  # (`self(x)`: its __call__)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) and (
+            fv is None):  # `net.layers[1].apply(x)`: an item of a list of objects
+        atom = n.exprs.expr(func.value)
+        made = record_of_atom(n, atom)
+        fv = _method(n, made, atom, func.attr.value) if made is not None else None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
             fv is None):  # `Model(x).energy(x)`: built, then its method
         fv = _method_of_built(n, func.value, func.attr.value, func)
@@ -552,6 +557,8 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         if let is not None and let.prim in ("make_list", "make_tuple") and let.args:
             made = _same_class([_built_in(lets, a) for a in let.args])
             made = Items(made) if made is not None else None
+        elif let is not None and let.prim == "make_list":  # (grown: init_lists.py)
+            made = _appended_items(callee, lets, atom)
         elif let is not None and let.prim == "call":  # (made by a factory, a helper)
             made = returned_record(let.params.get("callee"))
         if let is None and isinstance(atom, Var) and atom.name in callee.params:
@@ -559,6 +566,23 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         if made is not None and (getattr(made, "record", False) or made.plain):
             out[key] = made
     return out
+
+
+def _appended_items(callee: Any, lets: dict, atom: Var) -> Any:
+    """``Items`` of a list built empty and grown only by ``append`` (``for w in ws:
+    self.layers.append(Layer(w))``) of objects of one class, else None."""
+    names, items = {atom.name}, []
+    for let in walk(callee.body):
+        if not isinstance(let, Let) or not let.args or not isinstance(let.args[0], Var) or (
+                let.args[0].name not in names):
+            continue
+        if let.prim == "append":
+            names.add(let.target)
+            items.append(let.args[1])
+        elif let.prim in ("pop", "setitem", "extend", "insert", "delitem"):
+            return None
+    made = _same_class([_built_in(lets, a) for a in items]) if items else None
+    return Items(made) if made is not None else None
 
 
 def threaded_call(n: Any, result: Any, node: cst.Call, target: str | None) -> Any:

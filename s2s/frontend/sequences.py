@@ -118,7 +118,22 @@ def _changed(n: Any, atom: Var) -> bool:
 
 
 def _grown(n: Any, atom: Atom) -> bool:
-    return isinstance(atom, Var) and atom.name in n.lists and items_of(n, atom) is None
+    return isinstance(atom, Var) and (atom.name in n.lists or _listed(n, atom)) and (
+        items_of(n, atom) is None)
+
+
+def _listed(n: Any, atom: Var) -> bool:
+    """Is ``atom`` a list read from a dict literal's item (``terms = d["terms"]`` of
+    ``d = {"terms": []}``), so that ``terms + [v]`` in a loop carrying ``terms`` is
+    Python's concatenation (it was NumPy's ``+``: a wrong gradient)?"""
+    let = n.lets.get(atom.name)
+    item = _dict_item(n, let) if let is not None and let.args and not carried(
+        n, let.args[0]) else None
+    if isinstance(item, Const):
+        return type(item.value) is list
+    found = n.lets.get(item.name) if isinstance(item, Var) else None
+    return isinstance(item, Var) and (item.name in n.lists or found is not None and (
+        found.prim == "make_list"))
 
 
 def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,

@@ -29,7 +29,7 @@ from .literals import decided_branch
 from .match_patterns import written_cases
 from .merged_dicts import fresh_dict
 from .object_protocols import augmented
-from .object_setters import method_statement, set_attribute
+from .object_setters import augmented_attribute, chained_method, method_statement, set_attribute
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -168,6 +168,9 @@ class StmtLowerer:
         elif isinstance(node, cst.AugAssign):
             op = type(node.operator).__name__.replace("Assign", "")
             binop = getattr(cst, op)
+            if isinstance(node.target, cst.Attribute) and augmented_attribute(
+                    self.n, node, self.assign):  # (`p.steps += 2`: object_setters.py)
+                return
             if not isinstance(node.target, (cst.Name, cst.Subscript)):
                 raise self.n.unsupported(
                     node, "augmented assignment into an attribute is not supported",
@@ -252,6 +255,8 @@ class StmtLowerer:
     def assign(self, target: Any, value: Any) -> None:
         if bind_function(self.n, target, value):  # `act = np.tanh`, `fs = [np.sin, g]`
             return
+        if isinstance(target, cst.Name) and chained_method(self.n, target, value):
+            return  # (`d = d.with_w(v)`, a method returning `self`: object_setters.py)
         if isinstance(target, cst.Name):
             name = target.value
             self.check_name(target)

@@ -1,0 +1,20 @@
+"""What the Normalizer checks once a function is lowered, with every statement known
+(a later statement of a loop may hand out a list or an array an earlier one read or
+wrote), and the spelling of its errors (record_spelling.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .object_setters import check_augmented_fields
+from .record_spelling import as_written
+from .sequences import check_literal_reads
+
+__all__ = ["as_written", "check_lowered"]
+
+
+def check_lowered(n: Any) -> None:
+    """A list read as its literal and changed in place after (sequences.py); ``p.w
+    += v`` in a loop whose array a later statement hands out (object_setters.py)."""
+    check_literal_reads(n)
+    check_augmented_fields(n)
