@@ -273,9 +273,9 @@ def _formatted_where_run(n: Any, node: cst.FormattedString, target: str | None,
         def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
             atom = atoms.get(id(original.expression)) or n.exprs.expr(original.expression)
             const = known(n, atom)
-            if const is not None:
+            if const is not None and type(const.value) is not str:  # (a str's quotes
                 return updated.with_changes(expression=cst.parse_expression(const.text))
-            key = f"__s2s_operand_{len(operands)}__"
+            key = f"__s2s_operand_{len(operands)}__"  # may be the f-string's: an operand)
             operands.append(atom)
             texts.append(key)
             return updated.with_changes(expression=cst.Name(key))
