@@ -30,6 +30,7 @@ from .. import syntax
 from ..errors import TransformError
 from ..frontend.passed_structure import (
     int_key_names,
+    item_keys,
     key_names,
     merged_and_deleted,
     spread_names,
@@ -86,6 +87,8 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
         return PerArity(fn, make)
     names = function_params(fn)
     keyed = dict_defaults(fn)  # (`def f(x, cfg={"a": 1.0})`: made per its keys, which
+    if any(type(_default_of(fn, k)) in (tuple, list) for k in keyed):  # (a tuple of
+        names = tuple(dict.fromkeys(function_params(fn, handed_too=True) + names))  # dicts)
     if names or keyed:  # the caller may change in place; `act=np.tanh`: per function)
         return PerFunctionArgs(fn, make, names + tuple(k for k in keyed if k not in names))
     if by_keyword_objects(fn) or _required_keyword_only(fn):  # (`def step(w,
@@ -663,7 +666,7 @@ class PerFunctionArgs(PerArity):
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
-            v.keys if isinstance(v, DictKeys) else v.n if isinstance(v, SeqLength) else v
+            v.keys if isinstance(v, DictKeys) else v.key if isinstance(v, SeqLength) else v
             for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int))),
                *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
@@ -721,6 +724,10 @@ class PerFunctionArgs(PerArity):
                     isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
                 continue
+            if name in self.keyed and type(value) in (tuple, list) and (items := (
+                    item_keys(value) if value else ())) is not None:  # (`for s in specs`:
+                out[name] = SeqLength(len(value), items)  # each item's keys, unrolled)
+                continue
             if name in self.int_keys and type(value) is int:  # (`d[f"W{i}"]`, `range(n)`
                 out[name] = value  # of a loop building keys: this call's int)
                 continue
@@ -732,7 +739,7 @@ class PerFunctionArgs(PerArity):
                 if _is_function(value) or _function_sequence(value):
                     out[name] = value
                 elif type(value) in (tuple, list):
-                    out[name] = SeqLength(len(value))
+                    out[name] = SeqLength(len(value), item_keys(value))
                 elif (typed := _object_type(value)) is not None:
                     out[name] = typed  # (`helper(x, p)` calling p's methods)
                 continue
@@ -768,11 +775,17 @@ def dict_defaults(fn: Any) -> tuple[str, ...]:
     code = fn.__code__
     names = code.co_varnames[:code.co_argcount]
     defaults = fn.__defaults__ or ()
-    out = [n for n, d in zip(names[len(names) - len(defaults):], defaults)
-           if type(d) is dict and d and all(isinstance(k, str) for k in d)]
-    out += [n for n, d in (fn.__kwdefaults__ or {}).items()
-            if type(d) is dict and d and all(isinstance(k, str) for k in d)]
+    out = [n for n, d in zip(names[len(names) - len(defaults):], defaults) if _keyed(d)]
+    out += [n for n, d in (fn.__kwdefaults__ or {}).items() if _keyed(d)]
     return tuple(out)
+
+
+def _keyed(default: Any) -> bool:
+    """A dict of string keys, or a tuple or list of them (``specs=({"kind": "l2"},
+    ...)``: each item's keys, ``item_keys``)."""
+    return type(default) is dict and bool(default) and all(
+        isinstance(k, str) for k in default) or type(default) in (tuple, list) and (
+        item_keys(default) is not None)
 
 
 def _variant(fn: Any, bound: dict[str, Any]) -> Any:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir.kinds import Kind, Leaf, leaf_paths, literal, path_text
-from ..transforms.module import MUTABLE_DEFAULTS
+from ..transforms.module import shared_default
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _signature(plan: JacobianPlan, namespace: dict[str, Any]) -> list[str]:
         value = plan.defaults[p]
         try:
             as_text = type(eval(repr(value), {})) is type(value) and (  # noqa: S307
-                type(value) not in MUTABLE_DEFAULTS)  # (the caller's object, shared)
+                not shared_default(value))  # (the caller's object, shared)
         except Exception:
             as_text = False
         if not as_text:

@@ -20,6 +20,7 @@ from ..emit import code as emitcode
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
+from ..transforms.module import shared_default
 from ..transforms.replay import has_effects
 from .trees import Fields, Record
 
@@ -141,8 +142,8 @@ class FreeSnapshot:
                 value = var.read()
             except (KeyError, ValueError):
                 return None
-            if isinstance(value, (list, dict, set)):
-                return None
+            if isinstance(value, (list, dict, set)) or shared_default(value):
+                return None  # (a tuple of dicts too: changed in place, not rebound)
             items.append((var, value, (value.shape, value.dtype)
                           if isinstance(value, np.ndarray) else None))
         return FreeSnapshot(items, frozenset(ir.free))

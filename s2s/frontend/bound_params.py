@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from ..ir.nodes import Var
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
 from .self_methods import defining_class, for_class
@@ -38,6 +39,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
         if isinstance(value, (BoundType, ArgType)):  # (`isinstance(p, T)`: known now)
             n.arg_types = {**getattr(n, "arg_types", {}), name: value.cls}
         if isinstance(value, ArgType):
+            continue
+        if isinstance(value, SeqLength) and value.items is not None:
+            _read_dict_items(n, name, value.items, node)  # (`for s in specs`: unrolled)
             continue
         if isinstance(value, SeqLength):  # (`h(*xs)`: `h(xs[0], ..., xs[n - 1])`)
             n.spread_lengths = {**getattr(n, "spread_lengths", {}), name: (
@@ -79,6 +83,23 @@ def _read_by_keys(n: Any, name: str, keys: tuple[str, ...], node: Any) -> None:
     """A dict parameter whose keys this call knows: a ``**`` of it spreads its items
     read by those keys (``functions.py``'s ``_spread``) while it is not rebound."""
     n.spread_keys = {**getattr(n, "spread_keys", {}), name: (n.env[name], keys)}
+
+
+def _read_dict_items(n: Any, name: str, items: tuple, node: Any) -> None:
+    """A tuple or list parameter of dicts whose keys this call knows: ``specs = (specs[0],
+    ..., specs[n - 1])``, each read a dict of its keys, so a loop over it unrolls and
+    a callee matching on an item (``case {"kind": "l2"}:``) decides its cases."""
+    reads = [cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(cst.Integer(
+        str(k))))]) for k in range(len(items))]
+    made = cst.Tuple([cst.Element(r) for r in reads])
+    n.desugar.alias_tree(made, node)
+    before = len(n.out)
+    n.stmts.assign(cst.Name(name), made)
+    n.funcs.prefix = [*n.funcs.prefix, *n.out[before:]]  # (before the body: normalize.py)
+    let = n.lets.get(n.env[name])
+    for atom, keys in zip(let.args if let is not None else (), items):
+        if isinstance(atom, Var):
+            n.dicts.keys[atom.name] = tuple(keys)
 
 
 def _bind_sequence(n: Any, name: str, value: Any, node: Any) -> None:

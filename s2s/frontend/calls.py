@@ -23,6 +23,7 @@ from .object_protocols import length
 from .objects import computed_call, refuse_held_functions
 from .resolve import expression_advice
 from .sequences import as_array, carried
+from .shape_strings import shape_method
 from .windows import as_islice
 
 
@@ -431,8 +432,9 @@ class CallLowerer:
             made = self.n.pyvalues.constant_method(node, base, method, target)
             if made is not None:
                 return made
-        if method == "get" and (made := kwdicts.get(self.n, node, base, target)) is not None:
-            return made  # (`kw.get("scale", 2.0)`)
+        if made := shape_method(self.n, node, base, method, target) or (  # (`tag.count(",")`;
+                method == "get" and kwdicts.get(self.n, node, base, target)):  # `kw.get(k)`)
+            return made
         if method == "item" and not node.args:  # a 0-d value's number: float(x)
             return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
         if self.n.draws.is_generator_method(base, method):  # rng.normal(...)

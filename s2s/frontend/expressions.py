@@ -49,6 +49,7 @@ from .record_methods import THREADS
 from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
+from .shape_strings import shape_builtin
 from .source import literal_value
 from .tuple_slices import sliced_made
 from .windows import as_islice, as_zip
@@ -623,6 +624,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
     and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
     call."""
+    if (made := shape_builtin(n, obj, node, target)) is not None:
+        return made  # (`str(x.shape)`: made where the code runs, shape_strings.py)
     if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its
         return n.exprs.expr(iterated, target)  # `__iter__()`)
     if obj is functools.reduce:

@@ -93,9 +93,14 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
         if joined is not None:
             return joined
 
+    atoms = {id(f.expression): n.exprs.expr(f.expression) for f in _fields(node)}
+    if not all(known(n, a) is not None for a in atoms.values()) and all(
+            isinstance(a, Const) or a.name in n.shapes for a in atoms.values()):
+        return _formatted_where_run(n, node, target, atoms)  # (`f"{rows}x{cols}"`)
+
     class Fields(cst.CSTTransformer):
         def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
-            atom = known(n, n.exprs.expr(original.expression))
+            atom = known(n, atoms[id(original.expression)])
             if atom is None:
                 raise n.unsupported(
                     original.expression, "an f-string of values known only when the "
@@ -251,16 +256,26 @@ def _per_run(n: Any, node: cst.FormattedString, target: str | None) -> Atom:
         value = eval(compile(code, "<f-string>", "eval"), {"__builtins__": {}}, values)
         const = Const(value, repr(value))
         return const if target is None else n.emit(target, "identity", (const,), {}, node)
+    return _formatted_where_run(n, node, target, {})
+
+
+def _formatted_where_run(n: Any, node: cst.FormattedString, target: str | None,
+                         atoms: dict[int, Atom]) -> Atom:
+    """The f-string kept as written, formatted where the code runs from its fields'
+    values there (``atoms``: those already lowered, by their expression's id): of
+    parameters, or of shapes and ints computed from them (``f"{rows}x{cols}"`` of
+    ``rows, cols = x.shape``): a Python string, the same for every call whose shapes
+    are the same, as the code's other reads of shapes are."""
     operands: list[Atom] = []
     texts: list[str] = []
 
     class Operands(cst.CSTTransformer):
         def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
-            atom = n.exprs.expr(original.expression)
+            atom = atoms.get(id(original.expression)) or n.exprs.expr(original.expression)
             const = known(n, atom)
-            if const is not None:
+            if const is not None and type(const.value) is not str:  # (a str's quotes
                 return updated.with_changes(expression=cst.parse_expression(const.text))
-            key = f"__s2s_operand_{len(operands)}__"
+            key = f"__s2s_operand_{len(operands)}__"  # may be the f-string's: an operand)
             operands.append(atom)
             texts.append(key)
             return updated.with_changes(expression=cst.Name(key))

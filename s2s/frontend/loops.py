@@ -17,6 +17,7 @@ from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Slice, Stmt, Var
 from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
+from .dict_item_loops import unroll_dict_items
 from .dicts import assigned_names
 from .fncontainers import containers
 from .fnlists import unroll_appending
@@ -440,8 +441,8 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     ...)``, ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
     parts[0]`` (windows.py)."""
     return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
-        n, node) or containers(
-        n).unroll(node) or n.dicts.unroll(node) or sliding_window(n, node)
+        n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
+        n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
 
 
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:

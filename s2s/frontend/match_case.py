@@ -45,7 +45,34 @@ class MatchToIf(StatementRewriter):
         if chain is None:
             self.alias(updated, original)  # (a refusal of its subject quotes its line)
             chain = pattern_chain(updated, self.cases, self.alias)
-        return updated if chain is None else chain
+        return updated if chain is None else self._raise_first(chain, original)
+
+    def _raise_first(self, chain: cst.If, original: cst.Match) -> Any:
+        """A last ``case _:`` that only raises, as the check before the chain that
+        the other cases' tests all failed (``if not (t0 or t1): raise ...``, kept as
+        written: ``kept.py``), and the last other case as the chain's ``else``: a
+        ``raise`` in an ``else`` has no derivative to give, and the transforms keep
+        only an ``if`` whose whole body raises."""
+        ifs = [chain]
+        while isinstance(ifs[-1].orelse, cst.If):
+            ifs.append(ifs[-1].orelse)
+        last = ifs[-1].orelse
+        if not isinstance(last, cst.Else) or _is_true(chain.test) or \
+                not _only_raises(last.body):
+            return chain
+        tests = [_parens(i.test) for i in ifs]
+        test = tests[0]
+        for part in tests[1:]:
+            test = cst.BooleanOperation(test, cst.Or(), part)
+        guard = cst.If(cst.UnaryOperation(cst.Not(), _parens(test)), last.body)
+        rest: Any = cst.Else(ifs[-1].body)
+        for one in reversed(ifs[:-1]):
+            rest = one.with_changes(orelse=rest)
+        if isinstance(rest, cst.Else):
+            rest = cst.If(cst.Name("True"), rest.body)
+        for node in (guard, rest):
+            self._alias_tree(node, original)
+        return cst.FlattenSentinel([guard, rest])
 
     def _literal_chain(self, original: cst.Match, updated: cst.Match) -> Any:
         if not _dotted(updated.subject):
@@ -82,6 +109,18 @@ class MatchToIf(StatementRewriter):
                 return not isinstance(n, cst.BaseSuite)  # (the user's statements keep theirs)
 
         tree.visit(Walk())
+
+
+def _only_raises(body: Any) -> bool:
+    """``body`` is one ``raise Error(...)`` (what ``kept.raise_only`` keeps)."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else ()
+    return len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementLine) and len(
+        lines[0].body) == 1 and isinstance(lines[0].body[0], cst.Raise) and \
+        lines[0].body[0].exc is not None
+
+
+def _is_true(test: Any) -> bool:
+    return isinstance(test, cst.Name) and test.value == "True"
 
 
 def _dotted(node: Any) -> bool:

@@ -10,8 +10,12 @@ from typing import Any
 from ..ir.names import stem
 from ..ir.nodes import Atom
 
-# math's functions whose results are ints or bools (as NumPy's are not: left as they are)
-NOT_FLOAT = ("ceil", "floor", "trunc", "isinf", "isnan", "isfinite")
+# math's functions whose results are bools (NumPy's are too: left as they are);
+# ``math.floor(v)``/``ceil``/``trunc`` give an int, which no array op can: their
+# ``np.floor(v)`` is made a Python float, weak as an int is in NumPy's promotion
+# (``x * math.floor(v)`` keeps a float32 ``x`` float32, as Python and ``jnp.floor`` do;
+# a NumPy float64 scalar made it float64)
+NOT_FLOAT = ("isinf", "isnan", "isfinite")
 
 
 def applier(n: Any, obj: Any) -> Any:

@@ -133,6 +133,25 @@ def spread_names(defined: Any) -> tuple[set[str], set[str]]:
     return double, single
 
 
+def matched_names(defined: Any) -> tuple[set[str], set[str]]:
+    """The names ``defined`` matches on (``match spec:``) with a mapping pattern
+    (``case {"kind": "l2"}:``: their keys are the call's) and with a sequence pattern
+    (``case (a, b):``: their length is): ``match_patterns.py`` decides these cases
+    when the code is generated."""
+    mapped: set[str] = set()
+    sequenced: set[str] = set()
+    for node in ast.walk(defined):
+        if not (isinstance(node, ast.Match) and isinstance(node.subject, ast.Name)):
+            continue
+        for case in node.cases:
+            for part in ast.walk(case.pattern):
+                if isinstance(part, ast.MatchMapping):
+                    mapped.add(node.subject.id)
+                elif isinstance(part, ast.MatchSequence):
+                    sequenced.add(node.subject.id)
+    return mapped, sequenced
+
+
 def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(dicts whose keys ``fn``'s code needs, strings it deletes by, sequences it
     spreads with ``*``), read once per code object."""
@@ -148,6 +167,8 @@ def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[
             _NAMES[code] = (frozenset(), frozenset(), frozenset())  # (recursion: none)
             merged, keys = merged_and_deleted(defined)
             double, single = spread_names(defined)
+            mapped, sequenced = matched_names(defined)
+            double, single = double | mapped, single | sequenced
             keys |= _keys_handed_on(fn, defined) | key_built_names(defined) | (
                 plain_key_names(defined))
             found = (frozenset(merged | double), frozenset(keys), frozenset(single))
@@ -261,13 +282,28 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
         return fn
     merged, keys, starred = structure_names(fn)
-    if not (merged or keys or starred):
-        return fn
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
-    except TypeError:
+        signature = inspect.signature(fn)
+        bound = signature.bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
         return fn
-    found: dict[str, Any] = {}
+    # (a default left out that is a tuple of dicts: `specs=({"kind": "l2"}, ...)`, each
+    # item's keys, so a loop over it unrolls and a callee matching on an item decides)
+    found: dict[str, Any] = {
+        name: SeqLength(len(p.default), items) for name, p in signature.parameters.items()
+        if name not in bound and type(p.default) in (tuple, list) and (
+            items := item_keys(p.default)) is not None}
+    if not (merged or keys or starred or found):
+        return fn
+    if found:  # (their keys decide the copy: a change in place makes the code again)
+        from .resolve import DefaultKeysVar  # (libcst: deferred: `import s2s` loads this)
+
+        for name in found:
+            kind = signature.parameters[name].kind
+            n.resolver.depends_on(DefaultKeysVar(fn, name, kind is kind.KEYWORD_ONLY), node)
+    found.update({name: SeqLength(len(p.default)) for name, p in signature.parameters.items()
+                  if found and name in starred and name not in bound and name not in found
+                  and type(p.default) in (tuple, list)})  # (`match mode: case ("sgd", _)`)
     for name, value in bound.items():
         if name in keys and (text := _string(n, value)) is not None:
             found[name] = text
@@ -289,7 +325,7 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
             f"copy it first in `{fn.__name__}` (`{changed[0]} = dict({changed[0]})`), or "
             "delete in the function you transform")
     key = (fn, tuple(sorted((k, v if isinstance(v, (str, int)) else v.keys if isinstance(
-        v, DictKeys) else ("length", v.n)) for k, v in found.items())))
+        v, DictKeys) else ("length", v.n, v.items)) for k, v in found.items())))
     copy = _COPIES.get(key)
     if copy is None:
         copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
@@ -300,6 +336,16 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
         setattr(copy, BOUND, found)
         _COPIES[key] = copy
     return copy
+
+
+def item_keys(value: tuple | list) -> tuple | None:
+    """The keys of each item of ``value`` where every item is a dict with string keys
+    (``specs=({"kind": "l2", "weight": 0.5}, ...)``): code made per these keys reads
+    each item as a dict whose keys are known (a loop over them unrolled, ``match spec:
+    case {"kind": ...}`` in a callee given one decided); None otherwise."""
+    if value and all(type(v) is dict and all(type(k) is str for k in v) for v in value):
+        return tuple(tuple(v) for v in value)
+    return None
 
 
 def _string(n: Any, value: Any) -> str | None:
@@ -325,7 +371,22 @@ def _int(n: Any, value: Any) -> int | None:
 
 
 def _dict_keys(n: Any, value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, Const) and type(value.value) is dict and all(
+            type(k) is str for k in value.value) and value.text.split("[")[0].isidentifier():
+        # (a module or closure dict, `SP[0]` of a loop over a tuple of them unrolled:
+        # its keys decide the callee's code, and a change of them generates it again)
+        n.comps.static.watch(value.text.split("[")[0], static=False)
+        return tuple(value.value)
     name = getattr(value, "name", None)
+    let = n.lets.get(name) if isinstance(name, str) else None
+    index = let.params.get("index") if isinstance(let, Let) and let.prim == "getitem" else None
+    if index is not None and not index.is_tuple and isinstance(index.items[0], Const) and (
+            type(index.items[0].value) is int):  # (`specs[0]` of a tuple of dicts)
+        made = n.lets.get(getattr(let.args[0], "name", None) or "")
+        if isinstance(made, Let) and made.prim in ("make_tuple", "make_list") and (
+                -len(made.args) <= index.items[0].value < len(made.args)) and (
+                made.target not in n.lists and made.target not in n.buffer_root.values()):
+            return _dict_keys(n, made.args[index.items[0].value])
     found = n.dicts.known(name) if isinstance(name, str) else None
     return tuple(found) if found is not None and all(isinstance(k, str) for k in found) \
         else None

@@ -298,6 +298,25 @@ def is_library(fn: Any) -> bool:
     return module.split(".")[0] in ("numpy", "scipy", "jax", "s2s", "math")
 
 
+class DefaultKeysVar(DefaultVar):
+    """A callee's default tuple of dicts whose items' keys decide the copy its caller
+    calls (``passed_structure.py``): a change of them in place (``f.__defaults__[0][0]
+    ["w"] = 1.0`` adding a key) makes the caller's code again."""
+
+    def __init__(self, fn: Any, param: str, keyword_only: bool) -> None:
+        super().__init__(fn, param, keyword_only)
+        self.name = self.name.replace("<default of", "<item keys of the default of", 1)
+
+    def same_binding(self, other: "FreeVar") -> bool:
+        return isinstance(other, DefaultKeysVar) and super().same_binding(other)
+
+    def fingerprint(self) -> Any:
+        value = self.read()
+        return (*super().fingerprint(), tuple(tuple(v) if type(v) is dict else None
+                                              for v in value) if type(value) in (
+            tuple, list) else None)
+
+
 def is_literal(value: Any) -> bool:
     if isinstance(value, (int, float, bool, str, type(None))):
         return True

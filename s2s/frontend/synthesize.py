@@ -30,10 +30,16 @@ class DictKeys:
 
 class SeqLength:
     """In ``BOUND``: a tuple or list parameter spread into a call (``h(*xs)``) whose
-    length at this call is ``n`` (its items read by index: ``bound_params.py``)."""
+    length at this call is ``n`` (its items read by index: ``bound_params.py``);
+    ``items``, where each item is a dict with string keys, their keys (``for s in
+    specs: penalty(w, s)`` unrolled, each call given a dict of known keys)."""
 
-    def __init__(self, n: int) -> None:
-        self.n = n
+    def __init__(self, n: int, items: tuple | None = None) -> None:
+        self.n, self.items = n, items
+
+    @property
+    def key(self) -> tuple:
+        return (self.n, self.items)
 
 
 class ItemFunctions:

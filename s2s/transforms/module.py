@@ -61,13 +61,20 @@ def bind_object(module: Module, preferred: str, obj: Any, fallback: str = "rule"
 MUTABLE_DEFAULTS = (dict, list, set, bytearray)
 
 
+def shared_default(value: Any) -> bool:
+    """A mutable default, or a tuple holding one (``specs=({"w": 0.5},)``: its dicts
+    are the caller's, changed in place as a dict default is)."""
+    return type(value) in MUTABLE_DEFAULTS or type(value) is tuple and any(
+        shared_default(v) for v in value)
+
+
 def default_text(fn: Function, p: str, module: Module | None) -> str:
     """How an emitted signature spells parameter ``p``'s default: its repr when that
     reads back as the value (a literal), else a name bound to it (an array, a
     mutable container: the caller's own object, as Python passes it)."""
     value = fn.defaults[p]
     text = repr(value)
-    if module is not None and type(value) in MUTABLE_DEFAULTS:
+    if module is not None and shared_default(value):
         return bind_object(module, f"{p}_default", value)
     try:
         same = type(eval(text, {})) is type(value)  # noqa: S307 (a literal's repr)

@@ -124,8 +124,8 @@ def einsum_fstring_braces(a):
 
 
 def fstring_of_an_int(a):
-    """An int known only when the function runs (a shape): refused, located (f"{n}" is
-    no `+` of strings)."""
+    """An int known only when the function runs (a shape): formatted there ("i2"), so
+    NumPy's einsum raises its ValueError, as Python's run does (refused before)."""
     n = a.shape[0]
     return np.sum(np.einsum(f"i{n}", a))
 

@@ -64,13 +64,16 @@ EXPECTED: dict[str, str] = {
     # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
     # "`|` of a dict and a value that is not a dict in this call"
     "train_step_returns_dict": "ok",
-    # `case {"kind": "l2", "weight": lam}:` (a mapping pattern; only literal cases are
-    # rewritten): "a `match` is supported where each case is a literal, ... a capture,
-    # sequence, mapping or class pattern is not" (was "`Match` statements are not supported")
-    "match_mapping_pattern": "refused",
-    # `tag = f"{rows}x{cols}"` of `x.shape`, compared: "an f-string of values known
-    # only when the function runs is a string, which has no derivative"
-    "shape_fstring_checks": "refused",
+    # (match_mapping_pattern: ok since strings15: the tuple-of-dicts default `specs` is
+    # made per its items' keys and `sum(penalty(w, s) for s in specs)` unrolled, each
+    # `penalty` a copy for its dict's keys deciding `case {"kind": "l2", "weight":
+    # lam}` (values compared where the code runs), `case _: raise` the check before
+    # the chain; it was refused: "this `match` tests `spec`, a value known only when
+    # the function runs")
+    # (shape_fstring_checks: ok since strings15: `f"{rows}x{cols}"`,
+    # `"shape={}".format(x.shape)`, `.endswith`, `str(x.shape).count(",")` of shapes
+    # are computed where the code runs (shape_strings.py); it was refused: "an f-string
+    # of values known only when the function runs is a string")
     # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
     # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
     "math_fsum_terms": "both refuse",

@@ -220,20 +220,17 @@ def test_an_fstring_of_run_time_strings_is_their_sum_per_call() -> None:
                                * np.ones_like(a) * 5, rtol=1e-12)  # (len("{ij}2") == 5)
 
 
-@pytest.mark.parametrize("name, match", [
-    ("fstring_of_an_int", "an f-string of values known only when the function runs"),
-    ("fstring_with_a_conversion", "an f-string of values known only when the function "
-                                  "runs"),
-])
-def test_other_fstrings_of_run_time_values_stay_refused_located(name, match) -> None:
-    with pytest.raises(s2s.TransformError, match=match) as e:
-        s2s.grad(getattr(F, name))(np.ones((2, 3)))
-    assert "probe45_fns.py" in str(e.value)
-
-
-def test_an_fstring_of_a_string_bound_on_two_paths_stays_refused() -> None:
-    with pytest.raises(s2s.TransformError, match="an f-string of values known only"):
-        s2s.grad(F.fstring_of_a_string_from_two_paths)(np.ones((2, 3)), True)
+def test_fstrings_of_shape_made_strings_are_formatted_where_the_code_runs() -> None:
+    """``f"{s!s}->"`` and ``f"{s}->"`` of ``s = "ij"[:a.ndim]`` (also bound on two
+    paths of a flag) are strings made from shapes, computed where the code runs
+    (strings15: ``shape_strings.py``; they were refused, "an f-string of values known
+    only when the function runs"), against central differences."""
+    a = np.arange(6.0).reshape(2, 3) / 5
+    for fn, args in [(F.fstring_with_a_conversion, (a,)),
+                     (F.fstring_of_a_string_from_two_paths, (a, True)),
+                     (F.fstring_of_a_string_from_two_paths, (a[0], False))]:
+        np.testing.assert_allclose(s2s.grad(fn)(*args), H.fd_grad(fn, args, 1e-6),
+                                   rtol=1e-6, atol=1e-8)
 
 
 # ---- against JAX (slow: each compiles JAX programs) ----------------------------------
