@@ -135,3 +135,49 @@ def test_det_derivatives_against_jax(dtype) -> None:
         got = np.asarray(ours(x))
         assert got.dtype == dtype
         np.testing.assert_allclose(got, np.asarray(theirs(x)), rtol=tol, atol=tol)
+
+
+def test_the_shortcut_near_its_bound_is_the_svd_form() -> None:
+    """One matrix's shortcut (a Frobenius-norm condition test) at condition numbers
+    from 1/10 to 10 times its bound 1/(4 n eps) and on to 1/eps, float64, float32 and
+    complex: where it is taken, bit for bit cofactor_svd's answer (which then does not
+    flag the matrix singular), the fast path taken near the bound, and a's dtype on
+    both paths (cofactor_svd made float32 float64 before)."""
+    rng = np.random.default_rng(15)
+    for dtype in (np.float64, np.float32, np.complex128):
+        eps = np.finfo(dtype).eps
+        for n in (2, 3):
+            bound = 1 / (4 * n * eps)
+            taken = []
+            for kappa in np.geomspace(bound / 10, 1 / eps, 24):
+                u = np.linalg.qr(rng.normal(size=(n, n)))[0]
+                v = np.linalg.qr(rng.normal(size=(n, n)))[0]
+                s = np.geomspace(1.0, 1 / kappa, n) * 10.0 ** rng.uniform(-3, 3)
+                a = ((u * s) @ v.T * (np.exp(0.3j) if dtype == np.complex128 else 1)
+                     ).astype(dtype)
+                d = np.linalg.det(a)
+                svd_form = RL.cofactor_svd(a, d)
+                assert svd_form.dtype == dtype
+                calls = []
+                real_svd = RL.cofactor_svd
+                RL.cofactor_svd = lambda a, d: calls.append(1) or real_svd(a, d)
+                try:
+                    got = RL.det_cofactor(a, d)
+                finally:
+                    RL.cofactor_svd = real_svd
+                assert got.dtype == dtype
+                if not calls:
+                    taken.append(kappa)
+                    np.testing.assert_array_equal(got, svd_form)
+            assert taken and max(taken) > bound / 3, (dtype, n, taken)
+            assert max(taken) < bound * 1.1, (dtype, n, taken)
+
+
+@pytest.mark.slow
+def test_det_gradient_code_is_the_helper_alone() -> None:
+    """The seed's spread (np.expand_dims of one) times det_cofactor folds away: the
+    helper's result has a's shape and dtype, a fact of the signature."""
+    fn = s2s.grad(F.det_of)
+    for _ in range(3):
+        np.testing.assert_allclose(fn(INVERTIBLE), cofactors(INVERTIBLE), atol=1e-9)
+    assert "return det_cofactor(a, np.linalg.det(a))" in fn.specialized_source

@@ -335,3 +335,30 @@ def test_a_row_sum_of_one_pick_per_row_is_not_done(dtype, monkeypatch) -> None:
                                            np.float32 else 1e-12, atol=1e-6)
             body = g.specialized_source.split("def ", 1)[1]
             assert ("logp_bar.sum(" in body) is summed, body
+
+
+def _mlp_loss(w1, w2, x, y):  # one example
+    h = np.tanh(x @ w1)
+    return 0.5 * np.sum((h @ w2 - y) ** 2)
+
+
+@pytest.mark.slow
+def test_a_vmapped_gradients_matrix_vector_products_are_one_product() -> None:
+    """Per-example gradients of an MLP: the hidden layer's cotangent is one matrix
+    product (``g @ w2.T``), not a stack of matrix-vector products; the values are the
+    hand-written per-example gradients', 1st, 3rd and 10th call."""
+    rng = np.random.default_rng(15)
+    w1, w2 = rng.normal(size=(5, 6)), rng.normal(size=(6, 3))
+    xs, ys = rng.normal(size=(7, 5)), rng.normal(size=(7, 3))
+    h = np.tanh(xs @ w1)
+    r = h @ w2 - ys
+    gh = (r @ w2.T) * (1.0 - h * h)
+    want = (xs[:, :, None] * gh[:, None, :], h[:, :, None] * r[:, None, :])
+    fn = s2s.vmap(s2s.grad(_mlp_loss, argnums=(0, 1)), in_axes=(None, None, 0, 0))
+    for k in range(10):
+        got = fn(w1, w2, xs, ys)
+        if k in (0, 2, 9):
+            for a, b in zip(got, want):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    text = fn.specialized_source
+    assert "@ w2.T" in text and "[..., None])[..., 0]" not in text, text

@@ -4,6 +4,7 @@ cell by cell, in many short interleaved rounds.
     PYTHONPATH=<tree> python tools/bench_jit_wall.py                  # the wide cells
     PYTHONPATH=<tree> python tools/bench_jit_wall.py --per-example    # + vmap(grad)
     PYTHONPATH=<tree> python tools/bench_jit_wall.py xent_int:grad linreg:b8 --rounds 80
+    PYTHONPATH=<tree> python tools/bench_jit_wall.py --all-float32 --thread  # float32
 
 The cells are ``tools/bench_jit_instructions.py``'s (the wide workloads as
 ``tools/bench_wide.py`` makes them, and ``tools/bench_vmap.py``'s per-example
@@ -48,6 +49,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--round-ms", type=float, default=4.0, help="about this long a round")
     ap.add_argument("--per-example", action="store_true")
+    ap.add_argument("--all-float32", action="store_true",
+                    help="every cell with its float64 arguments as float32 (name:kind:f32)")
+    ap.add_argument("--small", action="store_true",
+                    help="the wide cells at the small sizes of make_small_args")
     ap.add_argument("--cpu", action="store_true", help="process CPU time, not wall clock")
     ap.add_argument("--thread", action="store_true",
                     help="the calling thread's CPU time, JAX dispatching synchronously "
@@ -58,7 +63,10 @@ def main() -> None:
                     "those where s2s.jit did")
     opts = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} at the start")
-    cells = opts.cells or BI.CELLS + (BI.PER_EXAMPLE if opts.per_example else [])
+    cells = opts.cells or [
+        c + (":small" if opts.small and c in BI.CELLS else "") +
+        (":f32" if opts.all_float32 else "")
+        for c in BI.CELLS + (BI.PER_EXAMPLE if opts.per_example else [])]
     clock = (time.thread_time if opts.thread else time.process_time if opts.cpu
              else time.perf_counter)
     if opts.thread:

@@ -1,6 +1,8 @@
 """The ``products`` pass: a sum or mean over one axis of a floating matrix, spelled as a
-matrix-vector product with a vector of ones; and a matrix product of a column and a
-row, ``(m, 1) @ (1, n)``, spelled as the elementwise product it is.
+matrix-vector product with a vector of ones; a matrix product of a column and a
+row, ``(m, 1) @ (1, n)``, spelled as the elementwise product it is; and a stack of
+matrix-vector products with one matrix, ``(a @ v[..., None])[..., 0]``, as the one
+matrix product ``v @ a.T``.
 
 NumPy reduces a matrix along an axis one short inner loop at a time: summing each row
 of a 64 x 10 array costs about as much as an elementwise operation on 4,000 numbers
@@ -137,6 +139,10 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             derived[id(new)] = ((left[0][0], right[0][1]), np.dtype(left[1]))
             return new
 
+        def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+            self.generic_visit(node)
+            return _one_product(node, known_of, derived) or node
+
         def visit_Call(self, node: ast.Call) -> ast.AST:
             self.generic_visit(node)
             found = _reduction(node)
@@ -176,6 +182,38 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
 
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _one_product(node: ast.Subscript, known_of: Callable[[ast.AST], Any],
+                 derived: dict[int, Any]) -> ast.expr | None:
+    """``(a @ v[..., None])[..., 0]`` of a 2-D ``a`` (a vmapped gradient's
+    matrix-vector products, one per example) is ``v @ a.T``: one matrix product, the
+    same sums of the same products; None where it is not that."""
+    inner = node.value
+    if not (_ends(node, 0) and isinstance(inner, ast.BinOp) and isinstance(
+            inner.op, ast.MatMult) and isinstance(inner.right, ast.Subscript)
+            and _ends(inner.right, None)):
+        return None
+    a, v = known_of(inner.left), known_of(inner.right.value)
+    if a is None or v is None or len(a[0]) != 2 or len(v[0]) < 1 or \
+            v[0][-1] != a[0][1] or np.dtype(a[1]) != np.dtype(v[1]) or \
+            np.dtype(a[1]) not in _FLOATS:
+        return None
+    new = ast.copy_location(ast.BinOp(inner.right.value, ast.MatMult(), ast.Attribute(
+        inner.left, "T", ast.Load())), node)
+    if hasattr(node, "_k"):
+        new._k = node._k  # type: ignore[attr-defined]  # (the same value)
+    derived[id(new)] = (tuple(v[0][:-1]) + (a[0][0],), np.dtype(a[1]))
+    return new
+
+
+def _ends(node: ast.Subscript, last: int | None) -> bool:
+    """Is ``node`` a load of ``x[..., last]`` (``last`` 0 or None)?"""
+    index = node.slice
+    return isinstance(node.ctx, ast.Load) and isinstance(index, ast.Tuple) and \
+        len(index.elts) == 2 and isinstance(index.elts[0], ast.Constant) and \
+        index.elts[0].value is Ellipsis and isinstance(index.elts[1], ast.Constant) and \
+        index.elts[1].value is last and type(index.elts[1].value) is type(last)
 
 
 def _facts_of(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any], derived: dict[int, Any]

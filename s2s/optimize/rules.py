@@ -439,6 +439,16 @@ RULES: tuple[Rule, ...] = (
          "a Gaussian process's outer product of two solves, 60k instructions to 27k",
          ({"a": (4, 1), "b": (1, 3)}, {"a": (0, 1), "b": (1, 3)}, {"a": (2, 1), "b": (1, 0)},
           {"a": (1, 1), "b": (1, 1)}), "", "", exact=False),
+    Rule("a stack of matrix-vector products with one matrix is a matrix product",
+         "products", "(a @ v[..., None])[..., 0]", "v @ a.T",
+         "a 2-D, v at least 1-D with a's columns as its last axis, one real floating "
+         "dtype (facts of the signature): the same sums of the same products, in one "
+         "BLAS call where the left side makes one per vector (a vmapped gradient's "
+         "hidden-layer cotangent: a per-example MLP's 64.9 -> 62 us); equal to "
+         "rounding (the order of a sum's additions may differ between the kernels)",
+         ({"a": (3, 4), "v": (5, 4)}, {"a": (3, 4), "v": (4,)}, {"a": (0, 2), "v": (3, 2)},
+          {"a": (2, 0), "v": (3, 0)}, {"a": (3, 4), "v": (2, 5, 4)}, {"a": (1, 1), "v": (1, 1)}),
+         "", "", exact=False),
     Rule("a number beside a float64 array is a 0-d array", "literals",
          "(0.5 * x, x - 3, -0.25 / x, x > -0.25, x == 0.0, np.maximum(x, 0.0))",
          "(np.array(0.5, dtype=np.float64) * x, x - np.array(3.0, dtype=np.float64), "

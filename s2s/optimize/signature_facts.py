@@ -86,6 +86,10 @@ _OPERANDS: dict[str, tuple[int, ...] | None] = {
         "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit", "xlogy",
         "xlog1py")},
 }
+# the modules of s2s's runtime helpers (a helper's result has a shape its floating
+# operands' shapes fix: each is a cotangent, tangent or value of a primitive)
+RUNTIME_MODULES = ("s2s.runtime", "s2s.runtime_scipy", "s2s.runtime_ode",
+                   "s2s.runtime_linalg")
 # keywords that are operands wherever they appear (a reduction's mask)
 _OPERAND_KEYWORDS = {"where", "out", "initial", "weights"}
 # the value of these (for an argument of known shape) is known
@@ -132,7 +136,7 @@ def free_level(value: Any, guarded: bool) -> Any:
     if isinstance(value, types.ModuleType) and value.__name__ == "numpy":
         return "numpy"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) and \
-            getattr(value, "__module__", "") in ("s2s.runtime", "s2s.runtime_scipy", "s2s.runtime_ode"):
+            getattr(value, "__module__", "") in RUNTIME_MODULES:
         return "runtime"
     if _immutable(value):  # (a free name that changes object makes a new signature)
         return VALUE
@@ -292,7 +296,7 @@ class _Levels:
             if not self.user and node.id in self.shared.emitted:
                 return ("emitted", node.id)
             if isinstance(value, types.FunctionType) and \
-                    value.__module__ not in ("s2s.runtime", "s2s.runtime_scipy", "s2s.runtime_ode"):
+                    value.__module__ not in RUNTIME_MODULES:
                 return ("user", value)
             return free_level(value, node.id in self.shared.guarded)
         if hasattr(builtins, node.id):
