@@ -104,10 +104,9 @@ class CallLowerer:
         """``Params(w, b)`` of a pytree class: the dict of its fields (``{"w": w,
         "b": b}``), marked ``built`` so that the API gives the caller the object."""
         if isinstance(made, str):
-            raise self.n.unsupported(node, f"s2s cannot build `{text}` inside the "
-                                     f"function: {made}",
-                                     "build it outside the function and pass its arrays in "
-                                     "as arguments")
+            raise self.n.unsupported(node, f"s2s cannot build `{text}` inside the function: "
+                                     f"{made}", "build it outside the function and pass its "
+                                     "arrays in as arguments")
         refuse_held_functions(self.n, made, node, text)  # (`Stack([np.tanh, ...])`)
         if made.init is not None:  # a constructor that computes: its body, then
             return computed_call(self.n, made, node, text, target)  # the dict it fills
