@@ -13,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import mark_shared_write
 from ..ir.nodes import Let, Var
 
 _CONTAINERS = ("make_list", "make_tuple", "make_dict", "append", "insert", "extend",
@@ -43,8 +44,21 @@ def shared_holders(n: Any, current: str, key: Any, item: Var) -> list[str] | Non
 
 
 def rebind_holders(n: Any, node: cst.AugAssign, holders: list[str] | None) -> None:
-    """After ``d["k"] += v``: each holder bound to the dict's new item."""
+    """After ``d["k"] += v``: each holder bound to the dict's new item.  The user's
+    code, run as written on JAX (``s2s.jit(f, backend="jax")`` of the function),
+    cannot: its arrays are values, so the holder keeps the old one; that jit refuses
+    the write (``n.rebound_writes``, read in api/jit.py)."""
     for name in holders or ():
         target = cst.Name(name)
         n.desugar.alias(target, node)
         n.stmts.assign(target, node.target)
+    if holders:
+        text = cst.Module([]).code_for_node(node.target)
+        names = ", ".join(f"`{h}`" for h in holders)
+        n.rebound_writes = getattr(n, "rebound_writes", ()) + (mark_shared_write(
+            n.unsupported(node, f"`{text} {node.operator._get_token()} ...` changes in "
+                          f"place an array {names} also refers to; on the JAX backend the "
+                          "code runs with JAX's arrays, which are values, so "
+                          f"{names} would keep the old one",
+                          f"read it again after the write (`{holders[0]} = {text}`), or "
+                          "run it on the NumPy backend (s2s.jit(f, backend='numpy'))")),)
