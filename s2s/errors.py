@@ -68,11 +68,24 @@ class TransformError(Exception):
             lines.append("  Instead: " + self.hint)
         return "\n".join(lines)
 
+    # a refusal of an array write NumPy makes in place where another name, container,
+    # view or the caller would see it (:func:`mark_shared_write`)
+    shared_write = False
+
     def with_func(self, func: str) -> "TransformError":
         if self.func is None:
             self.func = func
             self.args = (self._render(),)
         return self
+
+
+def mark_shared_write(err: TransformError) -> TransformError:
+    """``err``, marked as refusing an array write NumPy makes in place that another
+    name, view, container or the caller would see.  ``s2s.jit(f, backend="jax")`` of
+    a plain function raises these too: JAX's arrays are values, so its code would
+    rebind the written name alone and give another number than NumPy."""
+    err.shared_write = True
+    return err
 
 
 class SourceNotFoundError(TransformError):

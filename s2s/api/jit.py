@@ -109,20 +109,27 @@ def _check_static_argnums(sig: inspect.Signature | None, nums: tuple[int, ...]) 
         )
 
 
-def _refuse_side_effects(fun: Any) -> None:
+def _refuse_side_effects(fun: Any, jits: bool) -> None:
     """A plain function given to jit must not print or change module state: under
     JAX the effect happens once, while tracing, with tracers; on NumPy on every call.
+    On JAX (``jits``) it must not write into an array in place where another name,
+    view, container or the caller would see the write (``y = x; y += 1``): JAX's
+    arrays are values, so the code would rebind the written name alone and give
+    another number than NumPy (the grad path's refusals, ``errors.mark_shared_write``).
     The normalizer finds them, located; code it cannot read otherwise is still run
     as it is (jit does not require the transformable subset)."""
     if not inspect.isfunction(fun):
         return
     try:
-        pipeline.lower(fun)
+        rebound = pipeline.lower(fun).rebound_writes
     except TransformError as err:
-        if "side effect" in str(err):
+        if "side effect" in str(err) or jits and err.shared_write:
             raise err.with_func(fun.__name__) from None
+        return
     except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
-        pass
+        return
+    if jits and rebound:  # (`a = d["k"]; d["k"] += x`: a rebound in emitted code only)
+        raise rebound[0].with_func(fun.__name__)
 
 
 def _hashable_static(value: Any, where: str) -> Any:
@@ -219,7 +226,7 @@ class Jitted(NotebookDisplay):
         self.static_argnums, self.static_argnames = _static_nums_and_names(
             sig, static_argnums, static_argnames)
         _check_static_argnums(sig, self.static_argnums)
-        _refuse_side_effects(fun)
+        _refuse_side_effects(fun, self.backend.jits)
         self.shard_batch = shard_batch
         self.unroll = _unroll_limit(unroll)
         self.__name__ = getattr(fun, "__name__", "function")

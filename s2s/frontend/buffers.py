@@ -14,7 +14,7 @@ import libcst as cst
 import numpy as np
 
 from .. import runtime
-from ..errors import TransformError
+from ..errors import TransformError, mark_shared_write
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Index, Let, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
@@ -226,17 +226,17 @@ class BufferLowerer:
             )
         current = self.n.env[name]
         if current == name and name in self.n.arguments:
-            raise self.n.unsupported(
+            raise mark_shared_write(self.n.unsupported(
                 node, f"`{name}` is an argument: writing into it would change the "
                 "caller's value, which s2s never does",
                 f"write into a copy: `{name} = {name}.copy()` first",
-            )
+            ))
         if current not in self.n.buffers or current in self.n.lists:
-            raise self.n.unsupported(
+            raise mark_shared_write(self.n.unsupported(
                 node, f"`{name}` may share memory with an argument or another array, "
                 "so writing into it would change that too",
                 f"write into a fresh array: `{name} = {name}.copy()` (or np.zeros...) first",
-            )
+            ))
         return name, current
 
     def write(self, name: str, current: str, prim: str, args: tuple, params: dict,

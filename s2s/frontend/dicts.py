@@ -18,6 +18,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import mark_shared_write
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from .comprehensions import substitute
 from .held_dict_items import shared_holders
@@ -199,11 +200,11 @@ class DictWrites:
                 return held  # (names rebound after the write: held_dict_items.py)
             op = node.operator._get_token()
             text = cst.Module([]).code_for_node(target)
-            raise self.n.unsupported(
+            raise mark_shared_write(self.n.unsupported(
                 node, f"`{text} {op} ...` would change in place an array that another "
                 "name, view or container also refers to, so NumPy would change that too; "
                 "s2s gives the dict a new item", f"write `{text} = {text} {op[:-1]} ...` "
-                "(a new array)")
+                "(a new array)"))
 
     def pop(self, call: cst.Call, target: str | None) -> Atom:
         """``v = d.pop("k", default)`` on a dict of known keys: ``d["k"]`` (or the

@@ -16,6 +16,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import mark_shared_write
 from ..ir.nodes import Const, Let, Var, uses
 
 _CONTAINERS = ("make_list", "make_tuple", "make_dict", "append", "insert", "extend",
@@ -68,7 +69,10 @@ def _list_places(n: Any, let: Let, same: set[str]) -> list[tuple[str, list]] | N
 
 def rebind_holders(n: Any, node: cst.AugAssign, holders: list[Any] | None) -> None:
     """After ``d["k"] += v``: each holder bound to the dict's new item (a list
-    holding it built again with it: ``keep = [d["k"]]``)."""
+    holding it built again with it: ``keep = [d["k"]]``).  The user's code, run as
+    written on JAX (``s2s.jit(f, backend="jax")`` of the function), cannot: its arrays
+    are values, so the holder keeps the old one; that jit refuses the write
+    (``n.rebound_writes``, read in api/jit.py)."""
     for holder in holders or ():
         value: Any = node.target
         if isinstance(holder, tuple):  # a list built again, with the new item
@@ -79,3 +83,14 @@ def rebind_holders(n: Any, node: cst.AugAssign, holders: list[Any] | None) -> No
         target = cst.Name(holder)
         n.desugar.alias(target, node)
         n.stmts.assign(target, value)
+    if holders:
+        names = [h[0] if isinstance(h, tuple) else h for h in holders]
+        text = cst.Module([]).code_for_node(node.target)
+        said = ", ".join(f"`{h}`" for h in names)
+        n.rebound_writes = getattr(n, "rebound_writes", ()) + (mark_shared_write(
+            n.unsupported(node, f"`{text} {node.operator._get_token()} ...` changes in "
+                          f"place an array {said} also refers to; on the JAX backend the "
+                          "code runs with JAX's arrays, which are values, so "
+                          f"{said} would keep the old one",
+                          f"read it again after the write (`{names[0]} = {text}`), or "
+                          "run it on the NumPy backend (s2s.jit(f, backend='numpy'))")),)

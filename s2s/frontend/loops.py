@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import UnboundFunctionError, UnpackError
+from ..errors import UnboundFunctionError, UnpackError, mark_shared_write
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Slice, Stmt, Var
 from .carried_records import rebuild_after, split_carried
@@ -404,11 +404,11 @@ class LoopLowerer:
                     exit_ in self.n.aliased and not self.n.buffer.immutable(exit_))):
                 name = node.target.value
                 op = node.operator._get_token()
-                raise self.n.unsupported(
+                raise mark_shared_write(self.n.unsupported(
                     node, f"`{name} {op} ...` would write, from the second iteration on, "
                     f"into an array `{name}` shares with another name",
                     f"write `{name} = {name} {op[:-1]} ...` (a new array)",
-                )
+                ))
         self.n.shapes -= {e for e, x in carried if x not in self.n.shapes}  # (`out = []`)
         self.n.dicts.leave_loop(carried)
         self.n.env = dict(before)

@@ -369,8 +369,8 @@ class Normalizer:
             source_lines=self.p.lines,
             result_name=self.result_name,
             namespace=self.resolver.namespace,
-            names=self.names,
-            source_hash=self.p.source_hash,
+            names=self.names, source_hash=self.p.source_hash,
+            rebound_writes=getattr(self, "rebound_writes", ()),
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
         )

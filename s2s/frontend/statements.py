@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import UnpackError, UnsupportedSyntaxError
+from ..errors import UnpackError, UnsupportedSyntaxError, mark_shared_write
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .contexts import with_statement
@@ -554,19 +554,19 @@ def _refuse_a_shared_write(n, node: cst.AugAssign) -> None:
         # NumPy writes into the array the name shares with another (x for
         # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
         name = node.target.value
-        raise n.unsupported(
+        raise mark_shared_write(n.unsupported(
             node, f"`{name} {node.operator._get_token()} ...` would write into an "
             f"array `{name}` shares with another name", f"write `{name} = {name} "
             f"{node.operator._get_token()[:-1]} ...` (a new array)",
-        )
+        ))
     current = n.env.get(node.target.value, "") if isinstance(
         node.target, cst.Name) else ""
     if current in n.aliased and not n.buffer.immutable(current):
         name = node.target.value
         op = node.operator._get_token()
-        raise n.unsupported(
+        raise mark_shared_write(n.unsupported(
             node, f"`{name} {op} ...` would change in place an array that "
             f"another name, view or list also refers to (line "
             f"{n.loc(n.aliased[current]).line}), so NumPy would change "
             "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
-        )
+        ))

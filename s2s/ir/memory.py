@@ -13,7 +13,7 @@ import itertools
 import re
 from typing import Any, Callable, Protocol
 
-from ..errors import TransformError, UnsupportedSyntaxError
+from ..errors import TransformError, UnsupportedSyntaxError, mark_shared_write
 from .nodes import KEYWORD_OPERANDS, Break, Const, For, If, Index, Let, Return, Stmt, Var, atoms_in
 
 
@@ -409,7 +409,7 @@ class MemoryCheck:
         return self.user_name(name)
 
     def error(self, s: Any, what: str, hint: str) -> TransformError:
-        return UnsupportedSyntaxError(what, s.loc, hint, self.func)
+        return mark_shared_write(UnsupportedSyntaxError(what, s.loc, hint, self.func))
 
 
 def _joined(out: State, parts: list[tuple[State, dict[str, Any]]]) -> dict[str, Any]:

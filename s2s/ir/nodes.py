@@ -199,6 +199,10 @@ class Function:
     # the stacks of a `sum(f(v) for v in xs)` lowered as a loop: over no items (an
     # empty list this call), Python's sum is its start (ir/unroll.py)
     sums: frozenset = field(default_factory=frozenset)
+    # in-place adds into an array other names hold, lowered by rebinding those names
+    # (``held_dict_items.py``): the refusals of ``s2s.jit(f, backend="jax")``, which
+    # runs the user's code as written
+    rebound_writes: tuple = ()
 
 
 def walk(stmts: list[Stmt]):
