@@ -103,7 +103,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             "the function (constants, literals) or per call (a dict argument, or a dict "
             "built from one, whose keys are then constant strings)", left.loc,
             'write a dict literal {"a": ...}')
-    sliced = _sliced_items(u, u.drop_unused(body) if u.changed else body)
+    sliced = _sliced_items(u, _drop_unused(u, body) if u.changed else body)
     if not u.changed and sliced == body:
         return fn
     return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
@@ -593,18 +593,18 @@ class _Unroller:
                 now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
         return out, {e: a for e, a in now.items() if a != Var(e)}
 
-    def drop_unused(self, stmts: list[Stmt]) -> list[Stmt]:
-        """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
-        unrolled loops no longer read."""
-        while True:
-            read: set[str] = set()
-            for t in walk(stmts):
-                read |= set(uses(t))
-            dead = {n for n in self.removable if n not in read}
-            if not dead:
-                return stmts
-            self.removable -= dead
-            stmts = _without(stmts, dead)
+def _drop_unused(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
+    unrolled loops no longer read."""
+    while True:
+        read: set[str] = set()
+        for t in walk(stmts):
+            read |= set(uses(t))
+        dead = {n for n in u.removable if n not in read}
+        if not dead:
+            return stmts
+        u.removable -= dead
+        stmts = _without(stmts, dead)
 
 
 def _appended(u: "_Unroller", s: Let) -> Let:
