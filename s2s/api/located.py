@@ -390,7 +390,7 @@ def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
     match = _STACK.match(found[1]) if found is not None else None
     loc = _let_loc(ir, match.group(1), set()) if match is not None else None
     if match is not None and "same shape" in str(err):
-        loc = _stacked_read_loc(err, found[0], ir)
+        loc = _stacked_read_loc(err, found[0], ir, match.group(1))
     if loc is None:
         return None
     if "same shape" in str(err):  # (ir/unroll.py's `xs[i]` by a run-time key)
@@ -414,17 +414,23 @@ def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
         "know their shape only from a call of g)")
 
 
-def _stacked_read_loc(err: BaseException, file: str, ir: Any) -> Any:
-    """The user's ``xs[i]`` whose items ir/unroll.py stacks (``xs_stacked =
-    np.stack(...)``, then ``xs_i = xs_stacked[i]``, a name of the user's IR)."""
+def _stacked_read_loc(err: BaseException, file: str, ir: Any, stacked: str) -> Any:
+    """The user's ``xs[i]`` whose items ir/unroll_reads.py stacks (``xs_stacked =
+    np.stack(...)``, maybe before the loop that reads it, then ``xs_i =
+    xs_stacked[i]``, or the tuple of a row of each position's stack: a name of the
+    user's IR)."""
     tb, lineno = err.__traceback__, 0
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == file:
             lineno = tb.tb_lineno
         tb = tb.tb_next
     lines = linecache.getlines(file)
-    found = _bound_in(ir, lines[lineno], set()) if 0 < lineno < len(lines) else None
-    return None if found is None else found[1]
+    read = next((k for k in range(lineno, len(lines)) if f"{stacked}[" in lines[k]), None)
+    for k in range(read, min(read + 8, len(lines))) if read is not None else ():
+        found = _bound_in(ir, lines[k], set())
+        if found is not None:
+            return found[1]
+    return None
 
 
 def _sums_in(fn: Any, name: str, seen: set[int]) -> bool:

@@ -29,6 +29,8 @@ from .nodes import (
     walk,
 )
 from .unroll_dicts import key_order, keys_literal, merged
+from .unroll_lengths import folded_length, length_const
+from .unroll_reads import StackedReads, run_time_key
 
 
 def _settled_widths(u: Any, stmts: list[Stmt]) -> list[Stmt]:
@@ -101,7 +103,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             "the function (constants, literals) or per call (a dict argument, or a dict "
             "built from one, whose keys are then constant strings)", left.loc,
             'write a dict literal {"a": ...}')
-    sliced = _sliced_items(u, u.drop_unused(body) if u.changed else body)
+    sliced = _sliced_items(u, _drop_unused(u, body) if u.changed else body)
     if not u.changed and sliced == body:
         return fn
     return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
@@ -212,6 +214,11 @@ class _Unroller:
         self.leaves: set[str] = set()  # the parameters that are arrays in this call
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
+        self.length_consts: dict[int, Const] = {}  # (ir/unroll_lengths.py)
+        # a list literal a loop carries (`items = [m]`, appended to in the loop): its
+        # structure, where that loop is unrolled (each copy then binds a name of its own)
+        self.held: dict[str, Tree] = {}
+        self.reads = StackedReads(self)  # (ir/unroll_reads.py)
         # a loop's carried entries: a list literal bound to one is rebound at each
         # iteration (`acc = [x]`, then `acc = joined` in the loop), so its length is not
         # the literal's (main read `len(acc)` as 1: `for item in acc` copied one item)
@@ -223,6 +230,7 @@ class _Unroller:
         must read instead (a carried value's entry name -> its last iteration's exit)."""
         out: list[Stmt] = []
         subst: dict[str, Atom] = {}
+        stacks = dict(self.reads.stacks)  # (those made in this block: its own)
         for s in stmts:
             read = uses(s) if isinstance(s, (Let, If)) else ()
             if any(isinstance(subst.get(n), Const) for n in read):
@@ -249,23 +257,32 @@ class _Unroller:
                     self.changed = True
                     out += made[:-1]
                     s = made[-1]
-                elif _run_time_key(self, s):
-                    made = _stacked_read(self, s)
+                elif (folded := folded_length(self, s, read)) is not None:
+                    s = folded
                     self.changed = True
-                    out += [self.let(t) for t in made[:-1]]
-                    s = made[-1]
+                elif run_time_key(self, s):
+                    made, s = self.reads.read(s)
+                    self.changed = True
+                    out += made
+                elif _rebound_list(self, s, out):
+                    subst[s.target] = s.args[0]
+                    self.changed = True
+                    continue
                 out.append(self.let(s))
                 known = self.constants.get(out[-1].target)
                 if known is not None and out[-1].target not in self.carried:
                     # a key or string from a literal: later code reads it
                     subst[out[-1].target] = known
             elif isinstance(s, For) and self.unrollable(s):
+                self.trees.update({e: self.held.pop(e) for e, _ in s.carried if e in self.held})
                 stmts_, final = self.unroll(s)
                 out += stmts_
                 subst.update(final)
                 self.changed = True
             elif isinstance(s, For):
+                self.reads.enter(s)
                 body, inner = self.block(s.body)
+                placed = self.reads.leave()  # (stacks of what the loop reads by its key)
                 carried = [(e, _name(x, inner)) for e, x in s.carried]
                 # a loop unrolled inside carried a value from before this loop under its
                 # entry name (`for _ in range(3): for W, b in params: h = ...`): this
@@ -276,18 +293,22 @@ class _Unroller:
                 if more and any(isinstance(t, Break) for t in walk(s.body)):
                     out.append(s)  # (a `break` would leave without it: stays a loop)
                 else:
+                    out += placed
                     out.append(For(s.target, s.iter, body, s.loc, carried + more, s.test,
                                    s.counter))
                 # a value a loop carries may change there (a list it appends to grows):
                 # what was known of it before the loop no longer holds
                 for e in {e for t in walk([s]) if isinstance(t, For) for e, _ in t.carried}:
                     for known in (self.trees, self.views, self.lens, self.ranges,
-                                  self.chains, self.literals):  # (appended to at run time)
+                                  self.chains, self.literals, self.held):  # (appended to)
                         known.pop(e, None)
+                    self.reads.rebound(e)
             elif isinstance(s, If):
                 out.append(self.branches(s, subst))
             else:
                 out.append(s)
+        rebound = set(bound_names(stmts))  # (a stack of what this block binds again:
+        self.reads.stacks = {k: v for k, v in stacks.items() if k not in rebound}  # stale)
         return out, subst
 
     def branches(self, s: If, subst: dict[str, Atom]) -> If:
@@ -412,6 +433,9 @@ class _Unroller:
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
+        for known in (self.trees, self.views, self.literals, self.held):  # (its last
+            known.pop(s.target, None)  # binding's)
+        self.reads.rebound(s.target)
         s = _appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
@@ -426,9 +450,14 @@ class _Unroller:
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
-        elif (s.prim == "identity" or s.prim == "list" and name in self.views) and (
-                name in self.trees):  # (`list(t[1:])`; `list(t)` of a whole one: a loop's)
-            self.trees[s.target] = self.trees[name]
+        elif s.prim == "make_list" and not _keyed_per_call(s):
+            self.held[s.target] = Tree(list, tuple(range(len(s.args))), tuple(
+                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
+        elif (s.prim == "identity" or s.prim == "list" and s.target not in self.rebound) and (
+                name in self.trees):  # (`list(t[1:])`; not a list a loop rebinds)
+            tree = self.trees[name]
+            self.trees[s.target] = Tree(list, tree.keys, tree.children) if (
+                s.prim == "list" and tree.type is tuple) else tree
             if name in self.literals and s.target not in self.rebound:
                 self.literals[s.target] = self.literals[name]
             if name in self.views:
@@ -438,7 +467,7 @@ class _Unroller:
             self.removable.add(s.target)
             # (its value for this call: a batched container's length is not its
             # arrays' batch axis, which vmap's rule for `len` of an array reads)
-            self.constants[s.target] = Const(n, repr(n))
+            self.constants[s.target] = length_const(self, n)
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
             self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
@@ -564,18 +593,18 @@ class _Unroller:
                 now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
         return out, {e: a for e, a in now.items() if a != Var(e)}
 
-    def drop_unused(self, stmts: list[Stmt]) -> list[Stmt]:
-        """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
-        unrolled loops no longer read."""
-        while True:
-            read: set[str] = set()
-            for t in walk(stmts):
-                read |= set(uses(t))
-            dead = {n for n in self.removable if n not in read}
-            if not dead:
-                return stmts
-            self.removable -= dead
-            stmts = _without(stmts, dead)
+def _drop_unused(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
+    unrolled loops no longer read."""
+    while True:
+        read: set[str] = set()
+        for t in walk(stmts):
+            read |= set(uses(t))
+        dead = {n for n in u.removable if n not in read}
+        if not dead:
+            return stmts
+        u.removable -= dead
+        stmts = _without(stmts, dead)
 
 
 def _appended(u: "_Unroller", s: Let) -> Let:
@@ -610,35 +639,15 @@ def _appended(u: "_Unroller", s: Let) -> Let:
     return s
 
 
-def _run_time_key(u: "_Unroller", s: Let) -> bool:
-    """``xs[i]`` of a tuple or list of arrays (this call's structure) by a key known
-    only when the code runs (a loop's counter passed to ``__getitem__``, ``xs[i - 1]``
-    in a loop kept, a counter of a ``while``)."""
-    if s.prim != "getitem" or not isinstance(s.args[0], Var):
-        return False
-    kind, index = u.trees.get(s.args[0].name), s.params["index"]
-    return isinstance(kind, Tree) and kind.type in (tuple, list) and bool(kind.keys) and \
-        not any(isinstance(c, Tree) for c in kind.children) and len(index.items) == 1 and \
-        isinstance(index.items[0], Var) and not index.is_tuple and not index.unpack and \
-        not index.attribute and index.items[0].name not in u.constants and not any(
-            isinstance(a, Const) for a in u.literals.get(s.args[0].name, ()))  # (keys)
-
-
-def _stacked_read(u: "_Unroller", s: Let) -> list[Let]:
-    """``xs[i]`` by a run-time key: the items stacked, ``np.stack([xs[0], xs[1]])[i]``
-    (items of one shape; NumPy refuses others at the stack), its derivative the
-    stack's and the row's, as JAX's of ``jnp.stack(xs)[i]``."""
-    base = s.args[0]
-    out: list[Let] = []
-    for k in u.trees[base.name].keys:
-        item = u.names.fresh(f"{base.name}_item")
-        out.append(Let(item, "getitem", (base,), {"index": Index((Const(k, repr(k)),),
-                                                                 False)}, s.loc))
-    listed = u.names.fresh(f"{base.name}_items")
-    stacked = u.names.fresh(f"{base.name}_stacked")
-    out.append(Let(listed, "make_list", tuple(Var(t.target) for t in out), {}, s.loc))
-    out.append(Let(stacked, "stack", (Var(listed),), {}, s.loc))
-    return out + [Let(s.target, "getitem", (Var(stacked),), s.params, s.loc)]
+def _rebound_list(u: "_Unroller", s: Let, out: list[Stmt]) -> bool:
+    """``items = identity(items_2)``: a list's buffer name bound again to its version
+    after an ``append`` (frontend/buffers.py), where the list's items are known this
+    call.  Later code reads the version itself: two values of one name would be two
+    containers whose cotangents the reverse sweep adds (each item's twice)."""
+    a = s.args[0] if s.prim == "identity" and s.args else None
+    return isinstance(a, Var) and getattr(u.trees.get(a.name), "type", None) is list and (
+        s.target not in u.carried and s.target not in u.rebound) and any(
+        isinstance(t, Let) and t.target == s.target for t in out)
 
 
 def _returned_dict(s: Let) -> Tree | None:

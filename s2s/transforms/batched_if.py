@@ -77,6 +77,13 @@ class BatchedIf:
             # transform): which later code reads such a join's rank is not followed
             # through tapes (jacrev of such an `if` in a loop gave wrong Jacobians)
             if _ranks_differ(self.vm, s):
+                # (ranks known only once the branches are batched: `reduce(f, xs,
+                # 0.0)` over a list of a length per call, 0.0 where it is empty)
+                taken = self._probed_path(s)
+                if taken is not None:
+                    self.guards[s.test.name] = taken
+                    self._one_path(s, taken, out)
+                    return
                 clash = _join_rank_clash(self.vm, s, set(s.joins))
                 if clash is None:
                     raise self.vm.fail(s, NoBatchRule(

@@ -22,7 +22,8 @@ keeps its values (``np.where`` on a mask of the examples still running).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -516,7 +517,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         for st in walk(self.fn.body):
             example = self.spec.ranks.get(call_key(st)) if isinstance(
                 st, Let) and st.prim == "call" and st is not s else None
-            if example is not None and callee_of(st) is callee and len(example) == len(
+            if example is not None and _same_code(callee_of(st), callee) and len(example) == len(
                     s.args) and tuple(tuple(_leaf_ranks(x)) for x in example) == ranks:
                 return tuple(example)
         return None
@@ -526,6 +527,35 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
 
     def for_(self, s: For, out: list[Any]) -> None:
         self.loops.for_(s, out)
+
+
+def _same_code(a: Function, b: Function) -> bool:
+    """Are ``a`` and ``b`` one function's code, up to its name and the lines it was
+    read from (each call of a lambda that `functools.reduce` lowers to a loop is its
+    own copy, and so is each of a gradient's callees of it)?"""
+    return a is b or (a.params == b.params and a.kwonly == b.kwonly and
+                      a.namespace.keys() == b.namespace.keys() and
+                      _code_text(a) == _code_text(b))
+
+
+def _code_text(fn: Function) -> str:
+    """``fn``'s statements without their lines, each name it binds or reads spelled by
+    the order it first appears in (the parameters first)."""
+    def bare(s: Any) -> Any:
+        if isinstance(s, If):
+            return replace(s, loc=None, body=[bare(t) for t in s.body],
+                           orelse=[bare(t) for t in s.orelse])
+        if isinstance(s, For):
+            return replace(s, loc=None, body=[bare(t) for t in s.body])
+        return replace(s, loc=None) if hasattr(s, "loc") else s
+
+    text = repr([bare(s) for s in fn.body])
+    order = dict.fromkeys([*fn.params, *fn.kwonly, *_NAMED.findall(text)])
+    spelled = {name: f"<{k}>" for k, name in enumerate(order)}
+    return re.sub(r"'([A-Za-z_]\w*)'", lambda m: spelled.get(m.group(1), m.group(0)), text)
+
+
+_NAMED = re.compile(r"(?:Var\(name|target)='([A-Za-z_]\w*)'")
 
 
 def _runs(callee: Function, example: tuple) -> bool:

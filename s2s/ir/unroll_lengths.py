@@ -1,0 +1,52 @@
+"""Arithmetic and tests on a container's length, decided per call (an IR pass's part).
+
+A tuple or list argument's length is fixed per call signature (``ir/unroll.py``), so
+``n = len(items)`` is a constant there, and so are ``n - 1`` and ``n > 2``.  The
+``if``s on such a test are decided for the call: the code of the path the call takes
+is all that is transformed (JAX, which traces, sees that path alone too).  The loops a
+lowered ``functools.reduce`` writes (``frontend/reduces.py``: ``if n > 2: ... for k in
+range(2, n - 1)``) then unroll, and the branches for the lengths this call does not
+have, whose reads would be out of range, are never made.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from .nodes import Const, Let
+
+_FOLDED = {
+    "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
+    "less_equal": operator.le, "equal": operator.eq, "not_equal": operator.ne,
+    "add": operator.add, "subtract": operator.sub,
+}
+
+
+def folded_length(u: Any, s: Let, read: Any) -> Let | None:
+    """``s`` (its names already replaced by this call's constants) as the constant it
+    computes, where it compares or adds ints one of which is a length of this call
+    (``u``: the unroller; ``u.lens`` names those lengths, ``u.length_consts`` the
+    constants that stand for them); else None."""
+    if s.prim not in _FOLDED or len(s.args) != 2 or not all(
+            isinstance(a, Const) and type(a.value) is int for a in s.args):
+        return None
+    if not any(n in u.lens for n in read) and not any(
+            id(a) in u.length_consts for a in s.args):
+        return None
+    value = _FOLDED[s.prim](s.args[0].value, s.args[1].value)
+    const = length_const(u, value)
+    u.constants[s.target] = const
+    if type(value) is bool:
+        u.decided.add(s.target)  # (the `if` on it takes its path for this call)
+    else:
+        u.lens[s.target] = value  # (`range(2, n - 1)`: its steps known now)
+    u.removable.add(s.target)
+    return Let(s.target, "identity", (const,), {}, s.loc)
+
+
+def length_const(u: Any, value: Any) -> Const:
+    """The constant of a length of this call (or of a value computed from one)."""
+    const = Const(value, repr(value))
+    u.length_consts[id(const)] = const  # (kept alive: its id stays its own)
+    return const
