@@ -1,0 +1,176 @@
+"""Issue 23, the tenth newcomer probe: 42 everyday functions in styles the nine earlier
+probes did not cover (newcomer_probe10_fns.py): numerical methods written out with
+Python loops and slices, ML losses and steps, array idioms (ufunc methods, ``np.add.at``,
+``np.bincount``, ``np.searchsorted``, ``np.fmax`` with NaN, the stack family, tuple
+axes), and Python forms (``for ... else``, in-place updates through a second name or a
+view, ``y.sort()``, ``np.fill_diagonal``, unpacking an array, ``slice`` objects,
+``np.finfo``, chained comparisons), through grad at calls 1, 3 and 10, value_and_grad,
+jvp, vmap of grad, hessian, jit of grad on both backends, grad at special inputs (also
+after ten ordinary calls), vmap of grad there and the caller writing into every
+transform's results; in float64 and float32 against JAX on the same source
+(``newcomer_harness.twin``) or central differences where JAX cannot run it.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The functions whose
+source means something else on JAX's arrays (``NUMPY_SEMANTICS``) and the module state
+changed between calls (``STATE``) are checked against central differences of the
+function as Python runs it; the default tier runs the fixes' tests, without JAX
+compiles."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe10_cases as C
+import newcomer_probe10_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, C.twin(), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
+
+# ---- NumPy's meaning, not JAX's: central differences of every transform ---------------------
+
+TRANSFORMS = {  # name: (make, result -> the gradient's part compared)
+    "grad": (s2s.grad, lambda g, x: g(x)),
+    "jit": (lambda f: s2s.jit(s2s.grad(f)), lambda g, x: g(x)),
+    "value_and_grad": (s2s.value_and_grad, lambda g, x: g(x)[1]),
+    "vmap_grad": (lambda f: s2s.vmap(s2s.grad(f)), lambda g, x: g(np.stack([x, -x]))[1]),
+    "jvp": (lambda f: f, lambda f, x: s2s.jvp(f, (x,), (np.ones_like(x),))[1]),
+    "hessian_row": (s2s.hessian, lambda h, x: h(x)[0]),
+}
+
+
+def _expected(key, f, x):
+    if key == "hessian_row":
+        eps = 1e-4
+        e = np.zeros_like(x)
+        e[0] = eps
+        return (H.fd_grad(f, (x + e,), 1e-5) - H.fd_grad(f, (x - e,), 1e-5)) / (2 * eps)
+    if key == "vmap_grad":  # (the second example, -x)
+        return H.fd_grad(f, (-x,), 1e-6)
+    g = H.fd_grad(f, (x,), 1e-6)
+    return np.sum(g) if key == "jvp" else g
+
+
+def _against_fd(f, key, calls, at=lambda c: None):
+    make, run = TRANSFORMS[key]
+    t = make(f)
+    for c in range(1, calls + 1):
+        at(c)
+        x = C.X4 * (1.0 + 0.05 * c)
+        tol = (1e-4, 1e-4) if key == "hessian_row" else (1e-6, 1e-8)
+        np.testing.assert_allclose(run(t, x), _expected(key, f, x), *tol,
+                                   err_msg=f"{key} call {c}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(TRANSFORMS))
+@pytest.mark.parametrize("name", sorted(C.NUMPY_SEMANTICS))
+def test_numpy_semantics_against_central_differences(name, key) -> None:
+    """``a = b = x * 2; a += 1`` (one object, two names), ``v = y[1:]; v *= 3`` (a view
+    written in place) and ``y.sort()``: every transform gives the derivative of what
+    NumPy computes (JAX's arrays give the same source another meaning)."""
+    _against_fd(getattr(F, name), key, 3)
+
+
+# ---- module state changed between calls ---------------------------------------------------
+
+MODEL0 = (F.MODEL.w.copy(), F.MODEL.b)
+
+
+def _reset() -> None:
+    F.MODEL = F.Affine(MODEL0[0].copy(), MODEL0[1])
+    F.STEP = 0
+    F.SCHEDULE[:] = [1.0, 0.5, 0.25, 0.125]
+
+
+def _instance_in_place(c):
+    F.MODEL.w[:] = MODEL0[0] * (1.0 + 0.3 * c)
+
+
+def _instance_attribute_rebound(c):
+    F.MODEL.b = 0.1 * c - 0.2
+
+
+def _instance_replaced(c):
+    F.MODEL = F.Affine(MODEL0[0] * (-1.0) ** c, 0.05 * c)
+
+
+def _step_counter(c):
+    F.STEP = c
+
+
+def _schedule_values(c):
+    F.SCHEDULE[c % 4] = 2.0 + c
+
+
+STATE = {
+    "instance_in_place": ("callable_instance_state", _instance_in_place),
+    "instance_attribute_rebound": ("callable_instance_state", _instance_attribute_rebound),
+    "instance_replaced": ("callable_instance_state", _instance_replaced),
+    "step_counter": ("schedule_step_state", _step_counter),
+    "schedule_values": ("schedule_step_state", _schedule_values),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(TRANSFORMS))
+@pytest.mark.parametrize("label", list(STATE))
+def test_module_state_changed_between_calls(label, key) -> None:
+    """A module object (its array written in place, its attribute rebound, the object
+    replaced) and a module step counter and schedule list, changed before each of ten
+    calls of one transform object: the result is the function's at that call (central
+    differences of it as Python runs it)."""
+    name, at = STATE[label]
+    _reset()
+    try:
+        _against_fd(getattr(F, name), key, 10, at)
+    finally:
+        _reset()
+
+
+# ---- what the probe fixed -----------------------------------------------------------------
+
+
+def zeros_init_step(w):
+    m = v = np.zeros_like(w)
+    g = 2.0 * w + np.sin(w)
+    m = 0.9 * m + 0.1 * g
+    v = 0.99 * v + 0.01 * g ** 2
+    return np.sum(m * v + w ** 2)
+
+
+def test_chained_assignment_to_names() -> None:
+    """``m = v = np.zeros_like(w)`` (the probe's ``adam_zeros_init``) was refused,
+    "chained assignment `a = b = ...` is not supported": it is ``m = ...; v = m``, one
+    array bound to two names as Python binds it.  Against central differences; and a
+    later in-place write through one of the names (NumPy would change the other too)
+    is still refused, located at the write."""
+    x = C.X4
+    np.testing.assert_allclose(s2s.grad(zeros_init_step)(x),
+                               H.fd_grad(zeros_init_step, (x,), 1e-6), rtol=1e-6, atol=1e-8)
+    with pytest.raises(s2s.TransformError, match=r"(?s)`a \+= \.\.\.`.*a \+= 1\.0"):
+        s2s.grad(F.multi_target_inplace)(x)
