@@ -174,3 +174,14 @@ def test_chained_assignment_to_names() -> None:
                                H.fd_grad(zeros_init_step, (x,), 1e-6), rtol=1e-6, atol=1e-8)
     with pytest.raises(s2s.TransformError, match=r"(?s)`a \+= \.\.\.`.*a \+= 1\.0"):
         s2s.grad(F.multi_target_inplace)(x)
+
+
+def test_builtin_sum_of_an_array_row() -> None:
+    """``sum(m[0])``, Python's sum over a row of an array argument, was refused
+    ("Python's built-in `sum` is supported over a list or tuple whose length is known
+    ...") where ``sum(m)`` and ``sum(m[1:])`` ran: it adds the row's elements, as
+    ``np.sum(m[0], axis=0)`` (Python's 0 of an empty row).  Grad against central
+    differences."""
+    m = C.M32
+    np.testing.assert_allclose(s2s.grad(F.builtin_sum_rows)(m),
+                               H.fd_grad(F.builtin_sum_rows, (m,), 1e-6), rtol=1e-6, atol=1e-8)
