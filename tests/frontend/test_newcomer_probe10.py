@@ -185,3 +185,22 @@ def test_builtin_sum_of_an_array_row() -> None:
     m = C.M32
     np.testing.assert_allclose(s2s.grad(F.builtin_sum_rows)(m),
                                H.fd_grad(F.builtin_sum_rows, (m,), 1e-6), rtol=1e-6, atol=1e-8)
+
+
+def ufunc_outers(x):
+    o = np.add.outer(x, x ** 2)
+    d = np.subtract.outer(x, np.cos(x))
+    return np.sum(np.multiply.outer(x, x) * o) + np.sum(np.exp(-d ** 2))
+
+
+def test_ufunc_outer_methods() -> None:
+    """``np.add.outer``, ``np.subtract.outer``, ``np.multiply.outer`` (the probe's
+    ``ufunc_outer_reduce``) were refused, "`np.add.outer` (builtin_function_or_method)
+    is not a function s2s can transform", where jax.grad runs them: they are
+    ``np.tensordot(a, b, axes=0)`` (add and subtract of each with the other's ones).
+    Grad and vmap of grad against central differences."""
+    x = C.X4
+    np.testing.assert_allclose(s2s.grad(ufunc_outers)(x), H.fd_grad(ufunc_outers, (x,), 1e-6),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(ufunc_outers))(np.stack([x, -x]))[1],
+                               H.fd_grad(ufunc_outers, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
