@@ -204,3 +204,14 @@ def test_ufunc_outer_methods() -> None:
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(ufunc_outers))(np.stack([x, -x]))[1],
                                H.fd_grad(ufunc_outers, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
+
+
+def test_bincount_refusal_says_it_is_differentiable() -> None:
+    """``np.bincount(labels, weights=x)`` (the probe's ``bincount_weighted``) was
+    refused as "not differentiable (it is piecewise constant ...)": false, the counts
+    with weights are sums of ``x`` (jax.grad differentiates them).  Still refused (no
+    rule), it now says so and names ``np.add.at``, which s2s differentiates (the
+    probe's ``add_at_scatter``, ok in the sweep)."""
+    with pytest.raises(s2s.TransformError, match=r"(?s)no derivative rule.*np\.add\.at") as e:
+        s2s.grad(F.bincount_weighted)(C.X5)
+    assert "piecewise constant" not in str(e.value)
