@@ -198,10 +198,16 @@ def test_ufunc_outer_methods() -> None:
     ``ufunc_outer_reduce``) were refused, "`np.add.outer` (builtin_function_or_method)
     is not a function s2s can transform", where jax.grad runs them: they are
     ``np.tensordot(a, b, axes=0)`` (add and subtract of each with the other's ones).
-    Grad and vmap of grad against central differences."""
+    Grad against central differences (vmap of grad: the slow test below)."""
     x = C.X4
     np.testing.assert_allclose(s2s.grad(ufunc_outers)(x), H.fd_grad(ufunc_outers, (x,), 1e-6),
                                rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow  # (the default tier's budget)
+def test_ufunc_outer_methods_under_vmap() -> None:
+    """vmap of grad of the outer forms: the example's own outer, not the batch's."""
+    x = C.X4
     np.testing.assert_allclose(s2s.vmap(s2s.grad(ufunc_outers))(np.stack([x, -x]))[1],
                                H.fd_grad(ufunc_outers, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
 
