@@ -221,3 +221,30 @@ def test_bincount_refusal_says_it_is_differentiable() -> None:
     with pytest.raises(s2s.TransformError, match=r"(?s)no derivative rule.*np\.add\.at") as e:
         s2s.grad(F.bincount_weighted)(C.X5)
     assert "piecewise constant" not in str(e.value)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_jax_backend_joins_a_list_item() -> None:
+    """``np.hstack([x, [1.0]])`` (the probe's ``stack_family``) under
+    ``s2s.jit(..., backend="jax")`` raised jax.numpy's TypeError from emitted code,
+    "hstack requires ndarray or scalar arguments, got <class 'list'>": NumPy reads
+    the item ``[1.0]`` as an array, so the JAX backend's joins do too (no compile
+    here: the backend's ``np.hstack`` on a JAX array; the slow test below jits it)."""
+    import jax.numpy as jnp
+
+    import s2s.backends.jax_numpy as jnp_s2s
+
+    got = jnp_s2s.hstack([jnp.asarray([0.5, 2.0]), [1.0]])
+    np.testing.assert_array_equal(np.asarray(got), [0.5, 2.0, 1.0])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_jax_backend_jit_of_stack_family() -> None:
+    """The probe's ``stack_family`` under ``s2s.jit(s2s.grad(f), backend="jax")``, three
+    calls, against central differences."""
+    x = np.array([0.3, -0.7, 0.45])
+    g = s2s.jit(s2s.grad(F.stack_family), backend="jax")
+    for c in (1.0, 1.3, -0.8):
+        np.testing.assert_allclose(np.asarray(g(x * c)), H.fd_grad(F.stack_family, (x * c,), 1e-6),
+                                   rtol=1e-6, atol=1e-8)
