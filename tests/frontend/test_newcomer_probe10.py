@@ -33,9 +33,51 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
+    # `np.logaddexp.reduce(x)`: "not a function s2s can transform" (the ufunc's other
+    # methods here, `np.add.outer`, `np.multiply.outer`, `np.multiply.reduce`,
+    # `np.maximum.accumulate`, run: outer fixed by this probe); JAX runs it
+    "ufunc_outer_reduce": "refused",
+    # `np.bincount(labels, weights=x)`: no rule (its refusal said "not differentiable,
+    # piecewise constant" before this probe; it names `np.add.at` now, which runs:
+    # add_at_scatter); JAX differentiates the weights
+    "bincount_weighted": "refused",
+    # under s2s.jit(..., backend="jax") only: `grid[i]` of the default NumPy array
+    # `grid` indexed by a traced `i` (TracerArrayConversionError, located); the JAX
+    # twin's default is a jax array (a JAX user's NumPy default fails alike)
+    "searchsorted_lerp": "refused",
+    # `np.finfo(x.dtype).eps`: "`np.finfo` has no derivative rule in s2s yet"; JAX runs it
+    "finfo_eps_log": "refused",
+    # `np.hstack([x, [1.0]])`: JAX's hstack refuses the list item (its twin fails in
+    # every stage); s2s's vmap refuses `np.concatenate(..., axis=None)` ("vmap cannot
+    # batch this", and so hessian); s2s.jit on JAX raised jax.numpy's TypeError from
+    # emitted code before this probe (an internal error; fixed: the backend's joins
+    # read a list item as an array)
+    "stack_family": "both refuse",
+    # `a = b = x * 2.0; a += 1.0` (chained assignment accepted by this probe) and
+    # `v = y[1:]; v *= 3.0`: in NumPy one object changed through two names; s2s
+    # refuses the in-place write, located ("would change in place an array that
+    # another name ... also refers to"); JAX's arrays give the source another meaning
+    # (`+=` rebinds one name), so the probe's twin raises (no oracle runs it)
+    "multi_target_inplace": "both refuse",
+    "view_inplace_base": "both refuse",
+    # `np.fill_diagonal(g, 0.0)` as a statement: s2s refuses a NumPy call kept for its
+    # effect; JAX's needs `inplace=False` (raises as written)
+    "fill_diagonal_gram": "both refuse",
+    # `m[np.ix_([0, 2], [1, 0])]`: "`np.ix_` has no derivative rule in s2s yet"; JAX's
+    # ix_ refuses the lists as written
+    "slice_objects_ix": "both refuse",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
+    # value_and_grad's value and jvp's tangent float64 where JAX's are float32: NumPy's
+    # own function promotes (`np.sin(t)` of the Python-float clock is an np.float64;
+    # `np.asarray([x[0], 1.0])` is float64); gradients float32 alike
+    "heun_float_clock": "dtype",
+    "array_of_scalars": "dtype",
+    # the same two stages, but NumPy's own function gives float32 here: s2s's value is
+    # float64 (`lr = SCHEDULE[STEP % len(SCHEDULE)]`, a Python float of a module list,
+    # read as a float64 scalar: not weak); found by this probe, not fixed
+    "schedule_step_state": "dtype",
 }
 
 
@@ -88,11 +130,12 @@ def _against_fd(f, key, calls, at=lambda c: None):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key", list(TRANSFORMS))
-@pytest.mark.parametrize("name", sorted(C.NUMPY_SEMANTICS))
+@pytest.mark.parametrize("name", sorted(C.NUMPY_SEMANTICS - set(EXPECTED)))
 def test_numpy_semantics_against_central_differences(name, key) -> None:
-    """``a = b = x * 2; a += 1`` (one object, two names), ``v = y[1:]; v *= 3`` (a view
-    written in place) and ``y.sort()``: every transform gives the derivative of what
-    NumPy computes (JAX's arrays give the same source another meaning)."""
+    """``y = x.copy(); y.sort()``: every transform gives the derivative of what NumPy
+    computes (JAX's arrays give the same source another meaning; the probe's other two
+    such functions, an array written in place through a second name or a view, are
+    refused, pinned in EXPECTED)."""
     _against_fd(getattr(F, name), key, 3)
 
 
