@@ -1,4 +1,4 @@
-"""Issue 23, tenth newcomer probe: 42 short functions written the way a new NumPy user
+"""Issue 23, tenth newcomer probe: 44 short functions written the way a new NumPy user
 writes them, in styles the nine earlier probes did not cover: numerical methods written
 out (Simpson's rule by strided slices, Gram-Schmidt by columns, power iteration and
 Newton's method with a fixed count, a least-squares fit through ``np.linalg.qr``, Heun's

@@ -1,4 +1,4 @@
-"""Issue 23, the tenth newcomer probe: 42 everyday functions in styles the nine earlier
+"""Issue 23, the tenth newcomer probe: 44 everyday functions in styles the nine earlier
 probes did not cover (newcomer_probe10_fns.py): numerical methods written out with
 Python loops and slices, ML losses and steps, array idioms (ufunc methods, ``np.add.at``,
 ``np.bincount``, ``np.searchsorted``, ``np.fmax`` with NaN, the stack family, tuple
