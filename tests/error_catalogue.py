@@ -223,7 +223,7 @@ CATALOGUE: list[Kind] = [
          E.uses_raise),
     Kind("import", SYNTAX, "`import` inside the function", _grad(E.uses_import), Syntax,
          ("import",), E.uses_import),
-    Kind("chained-assignment", SYNTAX, "`a = b = ...`",
+    Kind("chained-assignment", SYNTAX, "`a[0] = b = ...`",
          _grad(E.uses_chained_assignment), Syntax, ("chained",),
          E.uses_chained_assignment),
     Kind("attribute-assignment", SYNTAX, "`y.shape = (3,)`",

@@ -168,8 +168,9 @@ def uses_star_kwargs(x, **options):  # ERR: **options
 
 
 def uses_chained_assignment(x):
-    a = b = x * 2.0  # ERR
-    return np.sum(a * b)
+    y = x * 2.0
+    y[0] = b = np.sum(x)  # ERR (`a = b = ...` to names is accepted: `a = ...; b = a`)
+    return np.sum(y * b)
 
 
 def uses_subscript_assignment(x):

@@ -1,8 +1,8 @@
 """Tally of the newcomer probes' pinned classes (issue 23's measure).
 
 Each probe (tests/frontend/newcomer_probeN_{fns,cases}.py, test_newcomer_probeN.py;
-probes 4 to 9 classify with the shared tests/frontend/newcomer_harness.py; probe 9
-also checks every transform's results for aliasing, ``alias_all``) runs
+probes 4 to 10 classify with the shared tests/frontend/newcomer_harness.py; 9 and 10
+also check every transform's results for aliasing, ``alias_all``) runs
 everyday functions through grad at calls 1, 3 and 10, jvp, vmap of grad, hessian and
 jit of grad on both backends, and compares with JAX on the same source (or central
 differences); every test_newcomer_probeN.py found is counted; its slow sweep (``python -m pytest -m slow tests/frontend/

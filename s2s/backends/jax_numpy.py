@@ -41,6 +41,11 @@ SEQUENCES_FIRST = frozenset({
 })
 
 
+# of those, the ones joining arrays: an item that is a list is read as an array
+JOINS = frozenset({"concatenate", "concat", "stack", "hstack", "vstack", "dstack",
+                   "column_stack", "row_stack"})
+
+
 def _has_jax(value: Any) -> bool:
     if isinstance(value, jax.Array):
         return True
@@ -68,6 +73,10 @@ class Dispatch:
             if args and type(args[0]) is list and self.name not in SEQUENCES_FIRST:
                 # (NumPy reads a list as an array, `np.sum(items)`; jax.numpy refuses it)
                 args = (_jnp.asarray(args[0]), *args[1:])
+            elif args and self.name in JOINS and isinstance(args[0], (list, tuple)):
+                # (`np.hstack([x, [1.0]])`: NumPy reads the item `[1.0]` as an array)
+                args = ([_jnp.asarray(v) if isinstance(v, (list, tuple)) else v
+                         for v in args[0]], *args[1:])
             return self.device(*args, **kwargs)
         return self.host(*args, **kwargs)
 

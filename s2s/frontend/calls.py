@@ -175,10 +175,9 @@ class CallLowerer:
                 return _grown_sum(self, first, start_arg, node, target,
                                   _grown_list(self.n, self.n.env[first.value]))
             base = first.value if isinstance(first, cst.Subscript) else None
-            if items is None and isinstance(base, cst.Name) and base.value in self.n.env \
-                    and all(isinstance(e.slice, cst.Slice) for e in first.slice):
+            if items is None and isinstance(base, cst.Name) and base.value in self.n.env:
                 # `sum(x[i:i + w])`: a slice of an array or of a grown list, its length
-                # the call's (of none, Python's 0)
+                # the call's (of none, Python's 0); `sum(m[0])`, a row: its elements
                 return _grown_sum(self, first, start_arg, node, target,
                                   _grown_list(self.n, self.n.env[base.value]))
         if items is None:

@@ -329,7 +329,7 @@ def is_literal(value: Any) -> bool:
 # derivative is zero where defined, as JAX's; an error for one without a rule says so.
 _PIECEWISE_CONSTANT = frozenset("""
     digitize searchsorted argmax argmin argsort argpartition lexsort nanargmax nanargmin
-    nonzero flatnonzero argwhere count_nonzero bincount histogram histogram_bin_edges
+    nonzero flatnonzero argwhere count_nonzero histogram histogram_bin_edges
     histogram2d histogramdd isclose allclose array_equal array_equiv isin any all
     around round rint floor ceil trunc fix sign left_shift right_shift gcd lcm packbits
     unpackbits tril_indices triu_indices unravel_index ravel_multi_index
@@ -618,6 +618,13 @@ class Resolver:
                 "compute it outside the function and pass the result in as an "
                 "argument you do not differentiate, or register it as a primitive "
                 "with `nondiff=True` (docs/writing-rules.md)",
+                self.display,
+            )
+        if module.startswith("numpy") and name == "bincount":  # (linear in `weights`)
+            return UnsupportedCallError(
+                f"`{text}` ({module}.{name}) has no derivative rule in s2s yet (its "
+                "counts with `weights=w` are sums of `w`, differentiable)", self.loc(node),
+                "out = np.zeros(n); np.add.at(out, labels, w) (the sums of `w` by label)",
                 self.display,
             )
         if module.startswith("numpy") or isinstance(obj, np.ufunc):

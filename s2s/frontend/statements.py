@@ -155,12 +155,16 @@ class StmtLowerer:
 
     def small_statement(self, node: Any) -> None:
         if isinstance(node, cst.Assign):
-            if len(node.targets) != 1:
+            names = [t.target for t in node.targets]
+            if len(names) != 1 and not all(isinstance(t, cst.Name) for t in names):
                 raise self.n.unsupported(
-                    node, "chained assignment `a = b = ...` is not supported",
-                    "assign to one name per statement",
+                    node, "chained assignment `a = b = ...` into a subscript, an "
+                    "attribute or a tuple is not supported",
+                    "assign to one target per statement",
                 )
-            self.assign(node.targets[0].target, node.value)
+            self.assign(names[0], node.value)
+            for name in names[1:]:  # `a = b = v`: `a = v; b = a`, one array, two names
+                self.assign(name, names[0])  # (an in-place write after: refused as shared)
         elif isinstance(node, cst.AnnAssign):
             if node.value is None:
                 return

@@ -8,7 +8,8 @@ the primitives they become.
 * the ufunc methods ``np.add.reduce``, ``np.multiply.reduce``, ``np.maximum.reduce``,
   ``np.minimum.reduce`` are ``np.sum``, ``np.prod``, ``np.max``, ``np.min`` with
   ``axis=0`` unless given, and ``np.add.accumulate`` / ``np.multiply.accumulate`` are
-  ``np.cumsum`` / ``np.cumprod`` along ``axis=0``;
+  ``np.cumsum`` / ``np.cumprod`` along ``axis=0``; ``np.multiply.outer(a, b)`` is
+  ``np.tensordot(a, b, axes=0)`` (``np.add.outer``, ``np.subtract.outer``: with ones);
 * ``np.select(condlist, choicelist, default)`` is a chain of ``np.where``, the last
   condition innermost (so the first that holds wins, as NumPy's);
 * ``np.block`` of nested lists is ``np.concatenate`` along the last axes (innermost
@@ -118,6 +119,32 @@ for _ufunc, _method, _prim in (
     defform(getattr(_ufunc, _method), f"{_ufunc.__name__}.{_method}",
             _ufunc_method(_spelled, _prim, _method == "reduce"),
             f"np.{_prim} along axis=0 unless given (no dtype, out, initial or where)")
+
+
+
+def _outer(ufunc: str):
+    """``np.multiply.outer(a, b)``: ``np.tensordot(a, b, axes=0)``, every element of
+    ``a`` times every one of ``b`` (shape ``a.shape + b.shape``, any ranks);
+    ``np.add.outer`` and ``np.subtract.outer``: the tensordots of each with the other's
+    ones added or subtracted (times 1 is exact: NumPy's numbers, inf and NaN too)."""
+    spelled = f"np.{ufunc}.outer"
+
+    def rewrite(args, kwargs, items):
+        p = _bind("(a, b)", spelled, args, kwargs)
+        a, b = p["a"], p["b"]
+        zero = {"axes": Const(0, "0")}
+        if ufunc == "multiply":
+            return [("tensordot", [a, b], zero)]
+        return [("ones_like", [b], {}), ("ones_like", [a], {}),
+                ("tensordot", [a, Result(0)], zero), ("tensordot", [Result(1), b], zero),
+                (ufunc, [Result(2), Result(3)], {})]
+
+    return rewrite
+
+
+for _ufunc in ("add", "subtract", "multiply"):
+    defform(getattr(np, _ufunc).outer, f"{_ufunc}.outer", _outer(_ufunc),
+            "np.tensordot(a, b, axes=0) (add, subtract: of each with the other's ones)")
 
 # ---- np.select ----------------------------------------------------------------------------
 
