@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import hashlib
 import inspect
 import linecache
@@ -16,6 +17,7 @@ import os
 import sys
 import textwrap
 import threading
+import types
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +70,8 @@ _PARSED: "weakref.WeakKeyDictionary[Any, tuple[Any, Any, ParsedFunction]]" = (
     weakref.WeakKeyDictionary()
 )
 _PARSED_LOCK = threading.Lock()
+# id(code) -> (code, file stamp, module globals, the parse): functions made again
+_BY_CODE: LRU[int, tuple[Any, Any, Any, ParsedFunction]] = LRU(128)
 
 
 def _file_stamp(filename: str) -> tuple[int, int] | None:
@@ -92,6 +96,12 @@ def parse_function(fn: Any) -> ParsedFunction:
             hit = None
         if hit is not None and hit[0] is code and hit[1] == stamp:
             return hit[2]
+        # a function made again (a lambda in a loop): the same code, parsed once
+        # (its positions its own: the normalizer adds the nodes it synthesizes)
+        same = _BY_CODE.get(id(code))
+        if same is not None and same[0] is code and same[1] == stamp and same[2] is (
+                getattr(fn, "__globals__", None)) and type(fn) is types.FunctionType:
+            return dataclasses.replace(same[3], positions=dict(same[3].positions))
     parsed = _parse_function(fn)
     if stamp is not None:
         try:
@@ -99,6 +109,9 @@ def parse_function(fn: Any) -> ParsedFunction:
                 _PARSED[fn] = (code, stamp, parsed)
         except TypeError:
             pass
+        if type(fn) is types.FunctionType:
+            _BY_CODE[id(code)] = (code, stamp, fn.__globals__,
+                                  dataclasses.replace(parsed, positions=dict(parsed.positions)))
     return parsed
 
 
