@@ -29,8 +29,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..ir.peel import peelable_like, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import (callables, families, keyword_trees, methods, pipeline, records, signatures,
-               trees)
+from . import callables, families, keyword_trees, methods, pipeline, records, signatures, trees
 from .arguments import (
     _cast_tree,
     _check_argnums,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import hashlib
 import inspect
 import linecache
@@ -17,7 +16,6 @@ import os
 import sys
 import textwrap
 import threading
-import types
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +26,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from .. import syntax
 from ..caches import LRU
 from ..errors import Loc, SourceNotFoundError, UnsupportedSyntaxError
+from . import parse_shared
 from .synthesize import DISPLAY
 
 
@@ -70,8 +69,6 @@ _PARSED: "weakref.WeakKeyDictionary[Any, tuple[Any, Any, ParsedFunction]]" = (
     weakref.WeakKeyDictionary()
 )
 _PARSED_LOCK = threading.Lock()
-# id(code) -> (code, file stamp, module globals, the parse): functions made again
-_BY_CODE: LRU[int, tuple[Any, Any, Any, ParsedFunction]] = LRU(128)
 
 
 def _file_stamp(filename: str) -> tuple[int, int] | None:
@@ -96,22 +93,13 @@ def parse_function(fn: Any) -> ParsedFunction:
             hit = None
         if hit is not None and hit[0] is code and hit[1] == stamp:
             return hit[2]
-        # a function made again (a lambda in a loop): the same code, parsed once
-        # (its positions its own: the normalizer adds the nodes it synthesizes)
-        same = _BY_CODE.get(id(code))
-        if same is not None and same[0] is code and same[1] == stamp and same[2] is (
-                getattr(fn, "__globals__", None)) and type(fn) is types.FunctionType:
-            return dataclasses.replace(same[3], positions=dict(same[3].positions))
-    parsed = _parse_function(fn)
+    parsed = parse_shared.parsed(fn, code, stamp, _parse_function)  # (a lambda made again)
     if stamp is not None:
         try:
             with _PARSED_LOCK:
                 _PARSED[fn] = (code, stamp, parsed)
         except TypeError:
             pass
-        if type(fn) is types.FunctionType:
-            _BY_CODE[id(code)] = (code, stamp, fn.__globals__,
-                                  dataclasses.replace(parsed, positions=dict(parsed.positions)))
     return parsed
 
 
