@@ -272,3 +272,66 @@ def test_a_thousand_lambdas_keep_nothing_alive_without_bound():
 
     assert len(families._FAMILIES) <= families._FAMILIES.maxsize
     assert middle() is None  # (the 499 after it pushed it out of every cache)
+
+
+W23 = np.linspace(0.1, 1.0, 6).reshape(2, 3)
+V23 = np.linspace(1.0, -1.0, 6).reshape(2, 3)
+DW = np.cos(W23) * V23  # (the tangent of sin(w) along V23)
+
+
+def _mk_range(n):
+    return lambda w: sum(np.sum(np.sin(w) * (i + 1)) for i in range(n))
+
+
+def _mk_mode(mode):
+    return lambda w: np.sum(np.sin(w)) if mode == "sin" else np.sum(w * w)
+
+
+def _mk_axis(k):
+    return lambda w: np.sum(np.sin(w), axis=k)
+
+
+def _mk_index(k):
+    return lambda w: np.sum(np.sin(w[k]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make, values, want", [
+    (_mk_range, [1, 3, 2, 5], lambda n: np.sum(DW) * n * (n + 1) / 2),
+    (_mk_mode, ["sin", "sq", "sin", True, ""],
+     lambda m: np.sum(DW) if m == "sin" else np.sum(2 * W23 * V23)),
+    (_mk_axis, [0, 1, 0, -1, None], lambda k: np.sum(DW, axis=k)),
+    (_mk_index, [0, 1, 0, (0, 1), (1, 2), -1], lambda k: np.sum(DW[k])),
+], ids=["range", "mode", "axis", "index"])
+def test_python_values_in_the_closure_that_steer_the_code(make, values, want):
+    """An int a loop runs to, a string an `if` tests, an axis, an index: each
+    lambda its own value's result, three calls each (a second call specializes)."""
+    for value in [v for v in values for _ in range(3)] * 2:
+        tangent = s2s.jvp(make(value), (W23,), (V23,))[1]
+        np.testing.assert_allclose(tangent, want(value), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.slow
+def test_two_threads_with_lambdas_of_one_code():
+    """The canonical function's cells hold one call's values at a time."""
+    import threading
+
+    w, v = RNG.normal(size=4), RNG.normal(size=4)
+    errors = []
+
+    def work(seed):
+        try:
+            for k in range(30):
+                x, y = _data(n=6, seed=seed * 100 + k)
+                _, tangent = _jvp_fresh(x, y, w, v)
+                np.testing.assert_allclose(
+                    tangent, np.sum(np.cos(x @ w) * y * (x @ v)), rtol=1e-12)
+        except Exception as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
