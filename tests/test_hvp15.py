@@ -335,3 +335,32 @@ def test_two_threads_with_lambdas_of_one_code():
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+SCALE = 2.0
+ACT = np.tanh
+
+
+def _mk_global(c):
+    return lambda w: np.sum(ACT(w) * SCALE * c)
+
+
+@pytest.mark.slow
+def test_module_globals_rebound_between_makes():
+    """A module constant that changes kind (float, array) and a module function
+    rebound (np.tanh, np.sin): the transform's watch on them holds for the lambdas'
+    shared code too."""
+    global SCALE, ACT
+    w, v = np.linspace(0.1, 1.0, 3), np.linspace(1.0, -0.5, 3)
+    try:
+        for scale, act, dact in [(2.0, np.tanh, lambda w: 1 - np.tanh(w) ** 2),
+                                 (np.arange(3.0), np.tanh, lambda w: 1 - np.tanh(w) ** 2),
+                                 (3.0, np.sin, np.cos), (np.ones(3), np.sin, np.cos),
+                                 (2.0, np.tanh, lambda w: 1 - np.tanh(w) ** 2)]:
+            SCALE, ACT = scale, act
+            for c in [1.0, 2.0, 1.0, 1.0]:
+                tangent = s2s.jvp(_mk_global(c), (w,), (v,))[1]
+                np.testing.assert_allclose(tangent, np.sum(dact(w) * scale * c * v),
+                                           rtol=1e-12)
+    finally:
+        SCALE, ACT = 2.0, np.tanh
