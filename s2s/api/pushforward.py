@@ -4,6 +4,7 @@ signature seen before, with the results cast and copied as ``jax.jvp`` gives the
 
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -13,7 +14,7 @@ from ..ir.nodes import Function
 from ..primitives.registry import _GENERATION
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.module import Module
-from . import callables, dtypes_down, records, trees
+from . import callables, dtypes_down, families, records, trees
 from .arguments import (
     _check_tangents,
     _foreign,
@@ -147,6 +148,11 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             except ValueError as err:
                 reraise_located(err, t.ir, t.fn.__name__)
             return _hot_results(t, hit, fun, result, args, has_aux)
+    if type(fun) is types.FunctionType:  # a lambda made again: its family's transform
+        found = families.family(fun)
+        if found is not None:
+            return families.run_as(found, fun, lambda canon: jvp(
+                canon, primals, tangents, has_aux))
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done

@@ -29,7 +29,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..ir.peel import peelable_like, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import callables, keyword_trees, methods, pipeline, records, signatures, trees
+from . import callables, families, keyword_trees, methods, pipeline, records, signatures, trees
 from .arguments import (
     _cast_tree,
     _check_argnums,
@@ -760,7 +760,8 @@ def shown(t: Transformed, text: str, fn: Callable) -> str:
 def emitted_namespace(f: Any, transform: str | None = None) -> dict[str, Any]:
     """The names the code ``source(f, transform)`` shows runs with ({} where none)."""
     if transform == "jvp":
-        latest = [t for t in (JVPS.get(f) or {}).values() if t._last is not None]
+        per_fn = JVPS.get(f) or JVPS.get(families.ran_as(f)) or {}
+        latest = [t for t in per_fn.values() if t._last is not None]
         return latest[-1]._last[1].__globals__ if latest else {}
     transformed = getattr(f, "transformed", f)
     if isinstance(transformed, Transformed):
@@ -780,7 +781,7 @@ def source(f: Any, transform: str | None = None) -> str:
     if transform in SOURCES:  # (eval_shape's: api/shapes.py, which imports this module)
         return SOURCES[transform](f)
     if transform == "jvp":
-        per_fn = JVPS.get(f)
+        per_fn = JVPS.get(f) or JVPS.get(families.ran_as(f))
         if not per_fn:
             raise ValueError(f"s2s.jvp has not been called on {f!r}")
         latest = [t for t in per_fn.values() if t._last is not None]

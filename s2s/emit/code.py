@@ -171,7 +171,8 @@ def black_module() -> Any:
     return _BLACK[0]
 
 
-def _format(text: str) -> str:
+@functools.lru_cache(maxsize=256)  # (a pure function of the text: a function made
+def _format(text: str) -> str:  # again, a lambda per step, emits the same text)
     black = black_module()
     mode = black.Mode()
     try:

@@ -26,6 +26,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from .. import syntax
 from ..caches import LRU
 from ..errors import Loc, SourceNotFoundError, UnsupportedSyntaxError
+from . import parse_shared
 from .synthesize import DISPLAY
 
 
@@ -92,7 +93,7 @@ def parse_function(fn: Any) -> ParsedFunction:
             hit = None
         if hit is not None and hit[0] is code and hit[1] == stamp:
             return hit[2]
-    parsed = _parse_function(fn)
+    parsed = parse_shared.parsed(fn, code, stamp, _parse_function)  # (a lambda made again)
     if stamp is not None:
         try:
             with _PARSED_LOCK:

@@ -1,0 +1,122 @@
+"""Functions made again with the same code (a lambda or nested ``def`` written in a
+training loop, ``s2s.jvp(lambda w: g(w, x, y), (w,), (v,))``): one transform for all.
+
+Each new function object would otherwise be parsed, normalized, emitted, formatted
+and specialized again (84 ms a call for a Hessian-vector product).  Functions with
+the same code object, the same module, the same defaults (spelled, with their
+types: they are constants of the IR) and closure values with the same
+``FreeVar.fingerprint`` (the facts about a free name the IR is built from: a
+function's identity, a value's kind and rank) share one *canonical* function, a
+copy of the first one with closure cells of its own.  A call copies the new
+function's cell contents into those cells and runs the canonical function's
+transform: exactly what happens when a closure variable of one function is
+rebound between calls, which each transform already re-reads (values per call;
+a changed fingerprint normalizes again; the specialized code is guarded by the
+identity of what each cell holds: api/signatures.py ``FreeSnapshot``).
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+import weakref
+from typing import Any, Callable
+
+from ..caches import LRU
+
+# (code, module, defaults, cells' fingerprints) -> (canonical function, its lock);
+# the most recently used only: 1,000 lambdas of one line are one entry
+# (the first function seen of a key: a weak reference to it)
+_FAMILIES: LRU[Any, Any] = LRU(64)
+# a function -> the canonical function its latest call ran as (s2s.source(f, "jvp"))
+RAN_AS: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
+_SCALARS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _default_key(value: Any) -> Any:
+    """A default's key (a constant of the IR): its type and spelling (``1``, ``1.0``,
+    ``True`` and ``-0.0`` differ); None where it is not a plain scalar."""
+    if type(value) in _SCALARS:
+        return (type(value), repr(value))
+    if type(value) is tuple:
+        items = tuple(_default_key(v) for v in value)
+        return None if None in items else (tuple, items)
+    return None
+
+
+def family(fun: Any) -> tuple[Callable, threading.RLock, list] | None:
+    """The canonical function ``fun``'s calls run as (and the lock its cells are
+    swapped under), or None where ``fun`` is not a plain function made again (it has
+    attributes, an empty cell, refers to itself, a default that is not a scalar)."""
+    if type(fun) is not types.FunctionType or fun.__dict__:
+        return None
+    from ..frontend.resolve import FreeVar  # (deferred: libcst; tests/test_architecture)
+
+    code = fun.__code__
+    cells = fun.__closure__ or ()
+    defaults = tuple(_default_key(d) for d in fun.__defaults__ or ())
+    kw = fun.__kwdefaults__ or {}
+    kwdefaults = tuple(sorted((k, _default_key(v)) for k, v in kw.items()))
+    if None in defaults or any(v is None for _, v in kwdefaults):
+        return None
+    prints = []
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # (an empty cell)
+            return None
+        if value is fun or getattr(value, "__code__", None) is code:
+            return None  # (recursion: the IR names the function itself)
+        prints.append(FreeVar(name, cell).fingerprint())
+    key = (code, id(fun.__globals__), fun.__name__, fun.__qualname__, defaults, kwdefaults,
+           tuple(prints))
+    try:
+        found = _FAMILIES.get(key)
+    except TypeError:  # (a fingerprint that does not hash)
+        return None
+    if type(found) is tuple:
+        if found[0] is fun:  # (the canonical function itself)
+            return None
+        RAN_AS[fun] = found[0]
+        return found
+    RAN_AS.pop(fun, None)
+    if found is None or found() is fun:
+        # the first function of its code (a module's function is only ever that)
+        # runs as itself; the code made again runs as a canonical copy
+        _FAMILIES[key] = weakref.ref(fun)
+        return None
+    canon = types.FunctionType(code, fun.__globals__, fun.__name__, fun.__defaults__,
+                               tuple(types.CellType(c.cell_contents) for c in cells) or None)
+    canon.__kwdefaults__ = dict(kw) or None
+    canon.__qualname__ = fun.__qualname__
+    canon.__module__ = fun.__module__
+    # (the ids in the key stay ids of those objects: the entry holds them)
+    found = (canon, threading.RLock(), [c.cell_contents for c in cells])
+    _FAMILIES[key] = found
+    return found
+
+
+def ran_as(fun: Any) -> Callable | None:
+    """The canonical function ``fun``'s latest jvp ran as (None: itself)."""
+    try:
+        return RAN_AS.get(fun)
+    except TypeError:  # (not weak-referenceable)
+        return None
+
+
+def run_as(found: tuple[Callable, threading.RLock, list], fun: Callable,
+           call: Callable[[Callable], Any]) -> Any:
+    """``call(canon)`` with the canonical function's cells holding ``fun``'s values
+    (restored after: a call of the same family inside it, or on another thread,
+    sees its own)."""
+    canon, lock, _ = found
+    mine = canon.__closure__ or ()
+    with lock:
+        saved = [c.cell_contents for c in mine]
+        try:
+            for c, given in zip(mine, fun.__closure__ or ()):
+                c.cell_contents = given.cell_contents
+            return call(canon)
+        finally:
+            for c, old in zip(mine, saved):
+                c.cell_contents = old
