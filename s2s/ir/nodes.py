@@ -197,6 +197,9 @@ class Function:
     # the stacks of a `sum(f(v) for v in xs)` lowered as a loop: over no items (an
     # empty list this call), Python's sum is its start (ir/unroll.py)
     sums: frozenset = field(default_factory=frozenset)
+    # parameters whose array the function may write into (`y += v`): name -> the error a
+    # call raises where the caller reads that array afterwards (frontend/param_writes.py)
+    param_writes: dict[str, Any] = field(default_factory=dict)
 
 
 def walk(stmts: list[Stmt]):
