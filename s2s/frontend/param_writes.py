@@ -16,6 +16,7 @@ as written on ``jax.numpy``.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import libcst as cst
@@ -63,11 +64,43 @@ def check(n: Any, stmts: list[Any]) -> None:
                 err = writes[pname]
                 line = let.loc.line if let.loc is not None else "?"
                 raise UnsupportedSyntaxError(
-                    f"{err.what}; the call on line {line} passes an array", err.loc,
-                    err.hint, err.func)
+                    f"{err.what}; `{n.display}` passes it an array (or list) on line "
+                    f"{line}", err.loc, err.hint, err.func)
 
 
 def checked(n: Any, stmts: list[Any]) -> list[Any]:
     """A lambda's body (lowered as one expression, no statement): ``stmts``, checked."""
     check(n, stmts)
     return stmts
+
+
+def check_kept(n: Any, parts: list[Any]) -> None:
+    """A kept statement (``print(h(a))``, ``assert``) runs as written on the forward
+    values, so a callee there that writes into a parameter would change them (NumPy's
+    meaning) where the IR does not: refused at the callee's line."""
+    from .normalize import _normalize_callee  # (normalize imports this module's users)
+    from .resolve import is_library, unwrap_forwarding
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            root = call.func
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if not isinstance(root, cst.Name) or root.value in n.local_names:
+                return
+            try:
+                obj, _ = n.resolver.resolve_dotted(call.func)
+                fn = unwrap_forwarding(obj)
+                if not isinstance(fn, types.FunctionType) or is_library(fn) or (
+                        fn in n.stack):
+                    return
+                writes = _normalize_callee(fn, n.stack).param_writes
+            except Exception:  # noqa: BLE001 - not a function s2s reads: kept as before
+                return
+            for err in writes.values():
+                raise UnsupportedSyntaxError(
+                    f"{err.what}; `{n.display}` calls it in a statement kept as written "
+                    f"(line {n.loc(call).line})", err.loc, err.hint, err.func)
+
+    for part in parts:
+        part.visit(Calls())
