@@ -123,9 +123,9 @@ def _refuse_side_effects(fun: Any, jits: bool) -> None:
     try:
         rebound = pipeline.lower(fun).rebound_writes
     except TransformError as err:
-        if "side effect" in str(err) or jits and err.shared_write:
-            raise err.with_func(fun.__name__) from None
-        return
+        if "side effect" in str(err) or jits and err.shared_write:  # (a callee's
+            raise err.with_func(fun.__name__) from None  # `y += v` too: JAX's `+=`
+        return  # rebinds `y`, NumPy's adds into the caller's array)
     except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
         return
     if jits and rebound:  # (`a = d["k"]; d["k"] += x`: a rebound in emitted code only)

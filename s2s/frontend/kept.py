@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import NotIterableError, TransformError, UnboundFunctionError, UnpackError
 from ..ir.nodes import Atom, Const
+from . import param_writes
 from .calls import _comprehension_names
 from .resolve import expression_advice
 
@@ -102,6 +103,7 @@ class KeptLowerer:
             operands.append(atom)
             return keys[-1]
 
+        param_writes.check_kept(n, parts)  # (`print(h(a))`, `h` writing into `a`)
         texts = [self._substituted(part, operand) for part in parts]
         params = {"template": (form.format(*texts), keys), "kind": kind}
         if body is not None:

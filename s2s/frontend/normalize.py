@@ -59,6 +59,7 @@ from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
 from .lowered_checks import as_written, check_lowered
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
+from .param_writes import checked as _checked
 from .pyvalues import PythonValues
 from .recursive import RecursivePlanned, planning
 from .resolve import (
@@ -339,7 +340,7 @@ class Normalizer:
         try:
             if isinstance(node, cst.Lambda):
                 value = self.exprs.expr(node.body, target=self.result_name)
-                body: list[Stmt] = list(self.out)
+                body: list[Stmt] = _checked(self, list(self.out))  # (its calls: param_writes.py)
                 body.append(Return(value, self.loc(node.body)))
             else:
                 hoisted = _bound_none_first(self, self.desugar.function_body(body_nodes))
@@ -373,6 +374,7 @@ class Normalizer:
             rebound_writes=getattr(self, "rebound_writes", ()),
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
+            param_writes=dict(vars(self).get("param_writes", {})),
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
         return ir
@@ -451,7 +453,6 @@ class Normalizer:
                     getattr(stmt, side).insert(0, placeholder)
                     stmt.joins.append(record.ssa)
                     self.placeholders.append((stmt, side, placeholder))
-
 
     # ---- expressions ----------------------------------------------------------
 
@@ -635,7 +636,6 @@ class Normalizer:
         if custom is not None:
             params["custom"] = custom
         return self.emit(self.exprs.target(target, base), "call", tuple(positional), params, node)
-
 
     def normalize_planned(self, fn: Any, plan: Plan) -> Function:
         return _normalize_planned(fn, self.stack, plan)

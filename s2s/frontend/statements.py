@@ -14,6 +14,7 @@ import libcst as cst
 from ..errors import UnpackError, UnsupportedSyntaxError, mark_shared_write
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from . import param_writes
 from .contexts import with_statement
 from .deletes import Deletes
 from .dicts import split_items
@@ -118,7 +119,9 @@ class StmtLowerer:
         self.n.out: list[Stmt] = []
         self.n._open.append(self.n.out)
         try:
-            return self._statement(node)
+            out = self._statement(node)
+            param_writes.check(self.n, out)  # (a callee's `y += v` into what it passes)
+            return out
         finally:
             self.n._open.pop()
 
@@ -184,6 +187,7 @@ class StmtLowerer:
             an_object = augmented(self.n, node)  # (`a += b` of objects: `a = a + b`)
             if not an_object:
                 _refuse_a_shared_write(self.n, node)
+                param_writes.note(self.n, node)  # (the caller's call may be refused)
             if isinstance(node.target, cst.Name) and self.n.loops:
                 # the next iteration's value may be a view even if this one is not
                 self.n._augmented.append((self.n.env.get(node.target.value, ""), node))

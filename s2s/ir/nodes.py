@@ -203,6 +203,9 @@ class Function:
     # (``held_dict_items.py``): the refusals of ``s2s.jit(f, backend="jax")``, which
     # runs the user's code as written
     rebound_writes: tuple = ()
+    # parameters whose array the function may write into (`y += v`): name -> the error a
+    # call raises where the caller reads that array afterwards (frontend/param_writes.py)
+    param_writes: dict[str, Any] = field(default_factory=dict)
 
 
 def walk(stmts: list[Stmt]):
