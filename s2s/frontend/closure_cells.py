@@ -145,7 +145,58 @@ def _stateful(fn: Any) -> Any:
     step_fn = synthesize(cst.Module([step]).code, name, fn.__globals__, f"cells-{name}",
                          parsed.loc(inner).line, display(inner), cells=_cells(fn) or None)
     step_fn.__qualname__ = f"{fn.__qualname__}.<locals>.{inner.name.value}"
+    step_fn.__s2s_number_cells__ = _number_cells(body[:-1], inner, cells)  # type: ignore
     return _Stateful(cells_fn, step_fn, state, cells)
+
+
+def _number_cells(made: list[Any], inner: Any, cells: tuple[str, ...]) -> frozenset:
+    """The cells only ever a Python number: bound once by the factory to a number
+    literal and written by the nested function only with a number literal
+    (``calls += 1``).  Its ``+=`` rebinds, in Python as in the step function; any other
+    cell's ``calls += v`` on a parameter is NumPy's in-place add (param_writes.py)."""
+    def number(e: Any) -> bool:
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+            e = e.expression
+        return isinstance(e, (cst.Integer, cst.Float))
+
+    def writes(nodes: list[Any]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+
+        class Writes(cst.CSTVisitor):
+            def visit_Assign(self, a: cst.Assign) -> None:
+                for t in a.targets:  # (a tuple target: the name written, not a number)
+                    for name in _bound_names(t.target):
+                        found.setdefault(name, []).append(
+                            a.value if isinstance(t.target, cst.Name) else None)
+
+            def visit_AugAssign(self, a: cst.AugAssign) -> None:
+                for name in _bound_names(a.target):
+                    found.setdefault(name, []).append(a.value)
+
+            def visit_AnnAssign(self, a: cst.AnnAssign) -> None:
+                for name in _bound_names(a.target):
+                    found.setdefault(name, []).append(a.value)
+
+            def visit_For(self, a: cst.For) -> None:
+                for name in _bound_names(a.target):
+                    found.setdefault(name, []).append(None)
+
+        for node in nodes:
+            node.visit(Writes())
+        return found
+
+    first, later = writes(made), writes([inner.body])
+    return frozenset(c for c in cells if len(first.get(c, ())) == 1 and all(
+        v is not None and number(v) for v in first[c] + later.get(c, [])))
+
+
+def _bound_names(target: Any) -> list[str]:
+    """The plain names a target binds (``a``, ``a, b``), not items or fields."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound_names(e.value)]
+    return []
 
 
 class _Returning(cst.CSTTransformer):

@@ -37,6 +37,8 @@ def note(n: Any, node: cst.AugAssign) -> None:
     if not isinstance(node.target, cst.Name) or node.target.value not in n.arguments:
         return
     name = node.target.value
+    if name in getattr(n.fn, "__s2s_number_cells__", ()):
+        return  # (a closure's counter cell, closure_cells.py: only ever a number)
     current = n.env.get(name, name)
     let = n.lets.get(current)
     if current != name and let is not None and let.prim not in VIEWS and any(

@@ -180,3 +180,38 @@ def stack_of_functions(x):
 
 def layer_of_function(x):
     return np.sum(Layer(relu, 0.5)(x))
+
+
+def make_array_adder(start):
+    """An array cell written with ``+=``: NumPy adds into the array the cell holds,
+    here the caller's own ``start``, which the closure's earlier result also is."""
+    total = start
+
+    def add(v):
+        nonlocal total
+        total += v
+        return total
+
+    return add
+
+
+def array_cell_added_in_place(x):
+    add = make_array_adder(x * 1.0)
+    first = add(x)
+    return np.sum(first * add(np.sin(x)))  # (NumPy: `first` is the array added again)
+
+
+def make_counter_by(step):
+    n = 0
+
+    def count(v):
+        nonlocal n
+        n += step  # (not a number literal: the cell may become an array)
+        return n * np.sum(v)
+
+    return count
+
+
+def counter_stepped_by_a_value(x):
+    count = make_counter_by(x[0])
+    return count(x) + count(x)

@@ -91,6 +91,19 @@ def test_an_object_built_to_hold_functions_is_refused_at_the_function() -> None:
             message)
 
 
+def test_a_cell_not_only_a_number_keeps_numpys_in_place_add_refused() -> None:
+    """A cell's ``total += v`` runs where the cell is only ever a Python number
+    (``calls = 0``, ``calls += 1``); where it may hold an array NumPy adds into that
+    array, which the closure's earlier result also is (``first`` below, NumPy's value
+    ``sum((2x + sin x) ** 2)``, where a rebinding would give ``sum(2x (2x + sin x))``):
+    refused at the ``+=`` (frontend/param_writes.py), as for any callee's parameter."""
+    for fn in (F.array_cell_added_in_place, F.counter_stepped_by_a_value):
+        with pytest.raises(s2s.TransformError) as info:
+            s2s.grad(fn)(X)
+        message = str(info.value)
+        assert "fnvalues15_fns.py" in message and "+= ..." in message, message
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
