@@ -24,6 +24,7 @@ from .objects import computed_call, refuse_held_functions
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
+from .source import target_names
 from .windows import as_islice
 
 
@@ -33,19 +34,12 @@ def _comprehension_names(node: Any) -> set[str]:
 
     class Visit(cst.CSTVisitor):
         def visit_CompFor(self, n: cst.CompFor) -> None:
-            for m in _names_in_target(n.target):
+            for m in target_names(n.target):
                 out.add(m)
 
     node.visit(Visit())
     return out
 
-
-def _names_in_target(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names_in_target(e.value)]
-    return []
 
 
 def _shape_packed(n: Any, node: cst.Call) -> cst.Call:

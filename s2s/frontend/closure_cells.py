@@ -46,7 +46,7 @@ import libcst as cst
 from ..errors import TransformError, UnsupportedSyntaxError
 from .factories import _cells, _returned
 from .resolve import is_library
-from .source import parse_function
+from .source import parse_function, target_names
 from .synthesize import DISPLAY, synthesize
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
@@ -165,20 +165,20 @@ def _number_cells(made: list[Any], inner: Any, cells: tuple[str, ...]) -> frozen
         class Writes(cst.CSTVisitor):
             def visit_Assign(self, a: cst.Assign) -> None:
                 for t in a.targets:  # (a tuple target: the name written, not a number)
-                    for name in _bound_names(t.target):
+                    for name in target_names(t.target):
                         found.setdefault(name, []).append(
                             a.value if isinstance(t.target, cst.Name) else None)
 
             def visit_AugAssign(self, a: cst.AugAssign) -> None:
-                for name in _bound_names(a.target):
+                for name in target_names(a.target):
                     found.setdefault(name, []).append(a.value)
 
             def visit_AnnAssign(self, a: cst.AnnAssign) -> None:
-                for name in _bound_names(a.target):
+                for name in target_names(a.target):
                     found.setdefault(name, []).append(a.value)
 
             def visit_For(self, a: cst.For) -> None:
-                for name in _bound_names(a.target):
+                for name in target_names(a.target):
                     found.setdefault(name, []).append(None)
 
         for node in nodes:
@@ -189,14 +189,6 @@ def _number_cells(made: list[Any], inner: Any, cells: tuple[str, ...]) -> frozen
     return frozenset(c for c in cells if len(first.get(c, ())) == 1 and all(
         v is not None and number(v) for v in first[c] + later.get(c, [])))
 
-
-def _bound_names(target: Any) -> list[str]:
-    """The plain names a target binds (``a``, ``a, b``), not items or fields."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _bound_names(e.value)]
-    return []
 
 
 class _Returning(cst.CSTTransformer):

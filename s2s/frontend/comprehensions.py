@@ -33,6 +33,7 @@ from .desugar import lower_in_place
 from .objects import iterated_object
 from .resolve import is_literal
 from .sequences import carried
+from .source import target_names
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
 
@@ -148,13 +149,6 @@ def _strings(node: Any) -> list[cst.SimpleString]:
 def substitute(node: Any, table: dict[str, cst.BaseExpression], alias: Any) -> Any:
     return node.visit(Rename(table, alias)) if table else node
 
-
-def _targets(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _targets(e.value)]
-    return []
 
 
 class Comprehensions:
@@ -364,7 +358,7 @@ class Comprehensions:
         per_call: dict[int, list] = {}  # a clause's `if`s on a dict's keys, per call
         while clause is not None:
             fors.append((clause, dict(table)))  # (`for x in x`: the iter is the outer x)
-            for name in _targets(clause.target):
+            for name in target_names(clause.target):
                 fresh = self.loop_name(name)
                 if fresh != name:
                     table[name] = cst.Name(fresh)
@@ -451,7 +445,7 @@ def _on_keys(clause: cst.CompFor, test: Any) -> bool:
     if not _over_a_dict(it) or isinstance(it, cst.Call) and isinstance(
             it.func, cst.Attribute) and it.func.attr.value == "values":
         return False
-    names = _targets(clause.target)
+    names = target_names(clause.target)
     if not names:
         return False
     key = names[0]  # (`for k in p`, `for k, v in p.items()`: the key comes first)
@@ -483,7 +477,7 @@ def _on_counters(n: Any, clauses: list[cst.CompFor], test: Any) -> bool:
     range(len(x)) if i % 2 == 0``), integer literals and ``len`` of a name: an ``if``
     kept in the loop, which an int decides at each iteration (the list's length is the
     counters', known per call, as JAX's trace decides it)?"""
-    counters = {name for c in clauses if _is_range(n, c.iter) for name in _targets(c.target)}
+    counters = {name for c in clauses if _is_range(n, c.iter) for name in target_names(c.target)}
 
     class Reads(cst.CSTVisitor):
         ok = True
@@ -548,7 +542,7 @@ def _bound_anywhere(node: Any) -> set[str]:
 
     class Visit(cst.CSTVisitor):
         def visit_CompFor(self, n: cst.CompFor) -> None:
-            out.update(_targets(n.target))
+            out.update(target_names(n.target))
 
     node.visit(Visit())
     return out

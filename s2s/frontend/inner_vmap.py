@@ -24,7 +24,7 @@ from ..errors import TransformError
 from ..ir.nodes import Var
 from .desugar import lower_in_place
 from .empty_batch import EmptyBatch, stacked_or_empty
-from .source import literal_value, parse_function
+from .source import literal_value, parse_function, target_names
 
 
 def is_inner_vmap(n: Any, func: Any) -> bool:
@@ -263,7 +263,7 @@ def _tuple_arity(n: Any, fun: Any) -> int | None:
                 assigned.setdefault(a.target.value, []).append(None)
 
         def visit_For(self, f: cst.For) -> None:
-            for m in _target_names(f.target):
+            for m in target_names(f.target):
                 assigned.setdefault(m, []).append(None)
 
         def visit_FunctionDef(self, d: cst.FunctionDef) -> bool:
@@ -291,13 +291,6 @@ def _tuple_length(value: Any, assigned: dict[str, list[Any]]) -> int | None:
         return lengths.pop() if len(lengths) == 1 else None
     return None
 
-
-def _target_names(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [m for e in target.elements for m in _target_names(e.value)]
-    return []
 
 
 def _moveaxis(value: Any, source: int, destination: int) -> cst.Call:

@@ -20,6 +20,7 @@ from typing import Any
 import libcst as cst
 
 from .comprehensions import substitute
+from .source import target_names
 
 __all__ = ["hoisted", "scan"]
 
@@ -51,7 +52,7 @@ def scan(iters: Any, line: Any, name: cst.Name, comp: cst.ListComp) -> list[Any]
     table: dict[str, Any] = {}
     clauses = []
     for clause in _clauses(comp.for_in):
-        own = [v for v in _names(clause.target)]
+        own = [v for v in target_names(clause.target)]
         if own is None:
             return None
         iterable = substitute(clause.iter, dict(table), iters.n.desugar.alias)
@@ -86,13 +87,6 @@ def _clauses(for_in: Any) -> list[Any]:
         for_in = for_in.inner_for_in
     return out
 
-
-def _names(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    return []
 
 
 def _walruses(expr: Any) -> list[cst.NamedExpr]:
