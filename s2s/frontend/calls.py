@@ -24,7 +24,7 @@ from .objects import computed_call, refuse_held_functions
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
-from .source import target_names
+from .targets import target_names
 from .windows import as_islice
 
 

@@ -46,8 +46,9 @@ import libcst as cst
 from ..errors import TransformError, UnsupportedSyntaxError
 from .factories import _cells, _returned
 from .resolve import is_library
-from .source import parse_function, target_names
+from .source import parse_function
 from .synthesize import DISPLAY, synthesize
+from .targets import target_names
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
            cst.DictComp, cst.GeneratorExp)

@@ -33,8 +33,8 @@ from .desugar import lower_in_place
 from .objects import iterated_object
 from .resolve import is_literal
 from .sequences import carried
-from .source import target_names
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
+from .targets import target_names
 
 
 class _Dynamic(Exception):

@@ -24,7 +24,8 @@ from ..errors import TransformError
 from ..ir.nodes import Var
 from .desugar import lower_in_place
 from .empty_batch import EmptyBatch, stacked_or_empty
-from .source import literal_value, parse_function, target_names
+from .source import literal_value, parse_function
+from .targets import target_names
 
 
 def is_inner_vmap(n: Any, func: Any) -> bool:

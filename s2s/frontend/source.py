@@ -798,12 +798,3 @@ def emitted(fn: Any) -> bool:
     code = getattr(fn, "__code__", None)
     return code is not None and code.co_filename.startswith("<s2s:")
 
-
-def target_names(target: Any) -> list[str]:
-    """The plain names an assignment's or a loop's target binds (``a``; ``a, (b, c)``),
-    not subscripts or attributes."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in target_names(e.value)]
-    return []

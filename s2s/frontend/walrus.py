@@ -20,7 +20,7 @@ from typing import Any
 import libcst as cst
 
 from .comprehensions import substitute
-from .source import target_names
+from .targets import target_names
 
 __all__ = ["hoisted", "scan"]
 
