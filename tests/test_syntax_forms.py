@@ -226,6 +226,26 @@ def test_walrus_hoisted(name, monkeypatch, jax, twin) -> None:
         close(s2s.grad(f)(x), jax.grad(getattr(twin, name))(x))
 
 
+def test_isinstance_of_an_argument_decides_the_branch_per_call() -> None:
+    """``if isinstance(scale, float)`` of an argument is decided when the code is made
+    for the call's types (issue 23's static builtins; it was refused, "built-in
+    `isinstance`", and pinned so in the refusal table above): the closed forms
+    ``2 * scale * x`` for a float and ones for an int, over calls that switch."""
+    g = s2s.grad(F.isinstance_check)
+    for scale, want in ((None, 4.0 * X3), (3, np.ones(3)), (0.5, X3), (None, 4.0 * X3)):
+        got = g(X3) if scale is None else g(X3, scale)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_an_fstring_of_a_length_runs() -> None:
+    """``name = f"x has {len(x)} entries"`` (unused) runs: strings made from shapes
+    are computed where the code runs (frontend/shape_strings.py; it was refused,
+    "f-string", and pinned so in the refusal table below): the gradient is ``2x``."""
+    g = s2s.grad(F.fstring_unused)
+    for x in (X3, np.ones(1), -2.0 * X3):
+        np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-12)
+
+
 # ---- refusals: at transform time, at the user's line, with what to write instead ---------
 
 
@@ -238,8 +258,6 @@ def _line_of(fn: Any, marker: str) -> int:
 
 REFUSED = [
     # (function, marker on the line the error points at, words in the message)
-    (F.fstring_unused, 'f"x has', "f-string"),
-    (F.isinstance_check, "isinstance(scale, float)", "built-in `isinstance`"),
     (F.aug_view_next_iteration, "y += 1.0", "second iteration"),
     # NumPy's `y += v` changes t (or the list's items) too; s2s would rebind y only
     (F.aug_alias_name, "y += 1.0", "another name, view or list"),
