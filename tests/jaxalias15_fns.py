@@ -120,3 +120,15 @@ def fresh_writes(x):
     y[0] = 5.0
     np.add.at(y, np.array([1, 1]), x[:2])
     return y * x
+
+
+class Box:
+    def __init__(self, w):
+        self.w = w
+
+
+def attr_added_through_another_name(x):
+    b = Box(x * 1.0)
+    w = b.w
+    b.w += 1.0  # refused
+    return w + b.w  # (NumPy: 2 * (x + 1), `w` is the array `b.w` added into)

@@ -57,6 +57,14 @@ def test_a_dict_item_a_list_holds_is_refused_on_jax_and_numpys_on_numpy():
     _numpy_backend_is_numpy("dict_item_in_a_list_returned", np.float64)
 
 
+def test_a_field_added_in_place_through_another_name_is_refused_on_jax():
+    """``w = b.w; b.w += 1.0`` of an object the function built: JAX's ``+=`` would
+    leave ``w`` the old array (before: ``x + (x + 1)`` where NumPy gives ``2 (x + 1)``);
+    refused there as on the grad path (object_setters.py), NumPy's on NumPy."""
+    _refused_at_the_write("attr_added_through_another_name")
+    _numpy_backend_is_numpy("attr_added_through_another_name", np.float64)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_shared_write_is_refused_at_its_line_on_jax(name):

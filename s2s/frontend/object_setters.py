@@ -21,6 +21,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import mark_shared_write
 from ..ir.nodes import Const, Index, Let, Var, walk
 from .buffers import ALIASING, VIEWS
 from .built_objects import (
@@ -102,13 +103,12 @@ def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
 
 
 def _shared(n: Any, node: cst.AugAssign, name: str, attr: str) -> Exception:
-    op = node.operator._get_token()
-    return n.unsupported(node, f"`{name}.{attr} {op} ...` would change in place the "
-                         f"array `{name}.{attr}` holds, which another name, field or "
-                         "the caller's argument may hold too (NumPy's in-place operator "
-                         "changes it for all of them)",
-                         f"write `{name}.{attr} = {name}.{attr} {op[:-1]} ...` (a new "
-                         "array)")
+    op = node.operator._get_token()  # (marked: `s2s.jit(f, backend="jax")` runs the
+    return mark_shared_write(n.unsupported(  # text as written, where `+=` rebinds)
+        node, f"`{name}.{attr} {op} ...` would change in place the array `{name}.{attr}` "
+        "holds, which another name, field or the caller's argument may hold too (NumPy's "
+        "in-place operator changes it for all of them)",
+        f"write `{name}.{attr} = {name}.{attr} {op[:-1]} ...` (a new array)"))
 
 
 def check_augmented_fields(n: Any) -> None:
