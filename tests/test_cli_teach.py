@@ -495,6 +495,7 @@ def test_bad_args_are_reported_where_they_are(user_file) -> None:
     assert rc == 2 and "not both" in err
 
 
+@pytest.mark.slow
 def test_version_and_help_for_every_flag() -> None:
     from s2s.tools.cli import build_parser
 

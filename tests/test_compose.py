@@ -188,6 +188,7 @@ def test_max_of_shifted_max_second_order() -> None:
     close(s2s.grad(load_grad_of_jvp(source))(X_OFF_TIES), hess @ V)
 
 
+@pytest.mark.slow
 def test_third_order() -> None:
     f, fj = load("def f(x):\n    return np.sin(x) * x ** 3 + np.exp(np.tanh(x))\n")
     got = s2s.grad(s2s.grad(s2s.grad(f)))(0.7)

@@ -124,6 +124,7 @@ def test_replay_runs_without_jax(corpus) -> None:
     assert run_without_jax("--live").returncode == 2  # says it needs JAX
 
 
+@pytest.mark.slow
 def test_count() -> None:
     out = run_without_jax("--count")
     assert out.returncode == 0, out.stderr

@@ -856,6 +856,7 @@ def test_loop_whose_carry_changes_shape_falls_back_to_python() -> None:
 # ---- tools/gpu_check.py ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gpu_check_skips_cleanly_without_a_gpu() -> None:
     import subprocess
     import sys

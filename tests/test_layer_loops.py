@@ -350,6 +350,7 @@ def test_jvp(name, jax, twins) -> None:
     close(s2s.jvp(fn, args, tangents), jax.jvp(twin, args, tangents))
 
 
+@pytest.mark.slow
 def test_jacfwd_and_hessian(jax, twins) -> None:
     fn, twin = layer_outputs, twins["T"].layer_outputs
     params, x = _square(2), X[0]

@@ -414,6 +414,7 @@ def test_matrix_verdicts(matrix_rows):
         assert needed in names
 
 
+@pytest.mark.slow
 def test_matrix_doc_is_up_to_date(matrix_rows):
     from s2s.tools.cli_ledger import matrix_markdown
 
@@ -422,6 +423,7 @@ def test_matrix_doc_is_up_to_date(matrix_rows):
         "regenerate: python -m s2s ledger matrix --write docs/ledger-matrix.md")
 
 
+@pytest.mark.slow
 def test_matrix_leaves_the_registry_as_it_was(matrix_rows):
     from s2s.primitives import PRIMITIVES
 

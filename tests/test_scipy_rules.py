@@ -222,6 +222,7 @@ def test_float32_keeps_its_dtype_and_matches_jax() -> None:
     np.testing.assert_allclose(got, compiled(jax.grad(mixed_jax))(x), rtol=2e-5)
 
 
+@pytest.mark.slow
 @needs_jax
 def test_the_jax_backend_runs_the_helpers_on_jax_scipy() -> None:
     g = s2s.jit(s2s.grad(mixed), backend="jax")

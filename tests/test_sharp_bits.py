@@ -553,6 +553,7 @@ def test_refusals_are_located() -> None:
     assert isinstance(err, s2s.SourceNotFoundError), err
 
 
+@pytest.mark.slow
 def test_page_is_current(results) -> None:
     assert (
         PAGE.exists()

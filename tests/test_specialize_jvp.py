@@ -287,6 +287,7 @@ def test_the_fast_path_never_hands_back_the_callers_tangent():
         np.testing.assert_array_equal(t, np.ones(3))
 
 
+@pytest.mark.slow
 def test_background_specializing_prints_no_egglog_thread_error(tmp_path):
     """egglog's engines must be freed by the thread that made them: a collection on
     the caller's thread used to report 'EGraph is unsendable' on stderr."""
