@@ -433,8 +433,9 @@ def bincount_rule(b: Batch, s: Let) -> str:
     refuse_batched(b, s, ("x", "minlength"), "np.bincount of labels that differ per "
                    "example: each example's counts would have its own length (JAX's "
                    "jnp.bincount needs a fixed length= under vmap)",
-                   "count into a fixed number of bins: `out = np.zeros(n); "
-                   "np.add.at(out, labels, w)`")
+                   "pass the labels unbatched (in_axes=None), or sum into n bins: "
+                   "`np.sum(np.where(labels[:, None] == np.arange(n), w[:, None], 0.0), "
+                   "axis=0)`")
     x = atom_text(operand(s, "x"))
     m = operand(s, "minlength")
     m = "0" if m is None else atom_text(m)
