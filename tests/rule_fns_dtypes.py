@@ -24,6 +24,10 @@ def f_float64_call(x):
     return np.sum(np.float64(x) ** 2 * np.sin(x))
 
 
+def f_dtype_type_constant(x):  # (of x itself: JAX's twin cannot, a NumPy scalar of a tracer)
+    return np.sum(np.sin(x) * x.dtype.type(2.5))
+
+
 def f_asarray_dtype(x):
     return np.sum(np.asarray(x, dtype=x.dtype) * np.tanh(x))
 

@@ -9,6 +9,7 @@ W3 = np.array([-0.6, 1.1, 0.25])
 W23 = np.array([[0.3, -1.2, 0.7], [1.5, 0.4, -0.8]])
 W4 = np.array([0.5, -1.0, 2.0, 0.3])
 IDX = np.array([2, 0, 2, -1])  # repeats and a negative index
+LABELS = np.array([2, 0, 2, 1])  # (np.bincount's: repeats, a bin left empty)
 PICK = np.array([[2, 0, 0], [1, 1, 2]])
 W22 = np.array([[0.6, -1.1], [0.2, 1.4]])
 KEEP = np.array([True, False, True])
@@ -74,3 +75,8 @@ def f_sort_axis_argument(x, axis):
 
 def f_sort_flat_axis_argument(x, axis):
     return np.sort(np.sin(x), axis=axis) @ np.linspace(-1.0, 1.5, 6)
+
+
+def f_bincount(x):
+    counts = np.bincount(LABELS, weights=x * W4, minlength=4)
+    return np.sum(np.sin(counts) * counts)

@@ -99,6 +99,10 @@ def f_running_max_min(x):
     return np.sum(np.maximum.accumulate(x) * W23) + np.sum(np.minimum.accumulate(x, axis=1))
 
 
+def f_logaddexp_reduce(x):
+    return np.sum(np.logaddexp.reduce(x) ** 2) + np.sum(np.logaddexp2.reduce(x, axis=1) * x[0, :2])
+
+
 def f_nancumsum(x):
     y = np.where(x > 1.0, np.nan, x)
     return np.sum(np.nancumsum(y, axis=1) * W23) + np.nancumsum(y)[3]

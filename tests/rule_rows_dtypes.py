@@ -21,9 +21,17 @@ def _jax_astype(x, dtype):  # jnp.astype takes dtype by position only
     return jnp.astype(x, dtype)
 
 
+def _jax_dtype_type(dtype, x):  # (d.type(v): NumPy's scalar type of a tracer fails)
+    import jax.numpy as jnp
+
+    return jnp.asarray(x, dtype=dtype)[()]
+
+
 ROWS = [
     Row("astype", "float64", (normal(2, 3), const("float64")), jax=_jax_astype),
     Row("float64", "matrix", (normal(2, 3),)),
+    Row("dtype.type", "matrix", (const(np.dtype(np.float64)), normal(2, 3)), jax=_jax_dtype_type),
+    Row("dtype.type", "scalar", (const(np.dtype(np.float64)), normal()), jax=_jax_dtype_type),
     Row("asarray", "dtype", (normal(2, 3),), {"dtype": "float64"}),
     Row("logspace", "scalars", (normal(), normal()), {"num": 5}),
     Row("logspace", "vectors_base2", (normal(3), normal(3)),
@@ -39,6 +47,7 @@ E2E = [
     E2ECase(F.f_astype_to_int, ("astype",)),
     E2ECase(F.f_astype_to_bool, ("astype",)),
     E2ECase(F.f_float64_call, ("float64",)),
+    E2ECase(F.f_dtype_type_constant, ("dtype.type", "dtype")),
     E2ECase(F.f_asarray_dtype, ("asarray",)),
     E2ECase(F.f_like_dtype, ("ones_like", "zeros_like", "zeros")),
     E2ECase(F.f_logspace, ("logspace",), (normal(2),)),

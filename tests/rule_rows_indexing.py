@@ -27,6 +27,18 @@ jax._s2s_static_selection = SimpleNamespace(
 STATIC = "_s2s_static_selection."
 TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.5, 0.5, 0.5, -1.0, 2.0]])
 
+def _bincount_of_length(n):
+    """jnp.bincount with its length given (the table's JAX reference runs under jit,
+    where the labels are traced: NumPy's length for these labels)."""
+
+    def bincount(x, weights=None, minlength=0):
+        import jax.numpy as jnp
+
+        return jnp.bincount(x, weights, minlength=minlength, length=n)
+
+    return bincount
+
+
 ROWS = [
     Row("sort", "last", (normal(2, 3, 4),)),
     Row("sort", "axis1", (normal(2, 3, 4),), {"axis": 1}),
@@ -63,6 +75,10 @@ ROWS = [
     Row("delete", "axis_neg_array", (normal(2, 3, 4), const(np.array([0, 2]))),
         {"axis": -1}),
     Row("delete", "slice", (normal(5, 2), const(slice(1, 4, 2))), {"axis": 0}),
+    Row("bincount", "weights", (const(np.array([0, 2, 0, 4, 2])), normal(5)),
+        jax=_bincount_of_length(5)),
+    Row("bincount", "minlength", (const(np.array([3, 1, 1, 0])), normal(4)), {"minlength": 6},
+        jax=_bincount_of_length(6)),
 ]
 
 E2E = [
@@ -77,6 +93,9 @@ E2E = [
     E2ECase(F.f_extract, ("extract",), jax=False),
     E2ECase(F.f_extract_data_dependent, ("extract",), jax=False),
     E2ECase(F.f_delete, ("delete",)),
+    # jnp.bincount's length under jit (the reference is jitted) needs length=: finite
+    # differences here, jax.grad op by op in tests/test_ufunc16.py
+    E2ECase(F.f_bincount, ("bincount",), (normal(4),), jax=False),
     # an axis in a name: the rules' `if axis is None` is decided at run time
     E2ECase(F.f_take_axis_argument, ("take",), (normal(3, 3),), static=(0,)),
     E2ECase(F.f_take_neg_axis_argument, ("take",), (normal(3, 3),), static=(-1,)),

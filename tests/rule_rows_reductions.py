@@ -114,6 +114,16 @@ ROWS = (
             ("axis0", normal(4, 3), 0), ("neg", normal(2, 3, 4), -1), ("ties", const(TIES), 1),
         )
     ]
+    + [  # (ufunc16: JAX's jnp.logaddexp.reduce, its logsumexp)
+        Row(f"{ufunc}.reduce", variant, (draw,), {"axis": axis, **more},
+            jax=f"numpy.{ufunc}.reduce")
+        for ufunc in ("logaddexp", "logaddexp2")
+        for variant, draw, axis, more in (
+            ("axis0", normal(4, 3), 0, {}), ("all", normal(2, 3, 4), None, {}),
+            ("neg_keepdims", normal(2, 3, 4), -1, {"keepdims": True}),
+            ("tuple", normal(2, 3, 4), (0, 2), {}),
+        )
+    ]
     + [
         Row(name, f"{variant}{'_initial' if initial else ''}", (draw,),
             {"axis": axis, "include_initial": initial})
@@ -146,6 +156,7 @@ E2E = [
     E2ECase(F.f_cumprod, ("cumprod",), (normal(2, 3),)),
     E2ECase(F.f_cumprod_method, ("cumprod",), (normal(2, 3),)),
     E2ECase(F.f_running_max_min, ("cummax", "cummin"), (normal(2, 3),)),
+    E2ECase(F.f_logaddexp_reduce, ("logaddexp.reduce", "logaddexp2.reduce"), (normal(2, 3),)),
     E2ECase(F.f_nancumsum, ("nancumsum",), (normal(2, 3),)),
     E2ECase(F.f_nancumprod, ("nancumprod",), (normal(2, 3),)),
     E2ECase(F.f_cumulative_sum, ("cumulative_sum",), (normal(2, 3),)),

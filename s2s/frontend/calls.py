@@ -25,6 +25,7 @@ from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
 from .targets import target_names
+from .type_info import dtype_type_call
 from .windows import as_islice
 
 
@@ -424,7 +425,8 @@ class CallLowerer:
             made = self.n.pyvalues.constant_method(node, base, method, target)
             if made is not None:
                 return made
-        if made := shape_method(self.n, node, base, method, target) or (  # (`tag.count(",")`;
+        if made := shape_method(self.n, node, base, method, target) or dtype_type_call(
+                self.n, node, base, method, target) or (  # (`tag.count(",")`, `d.type(v)`;
                 method == "get" and kwdicts.get(self.n, node, base, target)):  # `kw.get(k)`)
             return made
         if method == "item" and not node.args:  # a 0-d value's number: float(x)

@@ -52,6 +52,7 @@ from .sequences import list_copy, sequence_arithmetic
 from .shape_strings import shape_builtin
 from .source import literal_value
 from .tuple_slices import sliced_made
+from .type_info import info_attribute
 from .windows import as_islice, as_zip
 
 _BINOPS = {
@@ -426,6 +427,8 @@ class ExprLowerer:
         )
 
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
+        if (made := info_attribute(self.n, node, target)) is not None:
+            return made  # (`np.finfo(x.dtype).eps`)
         root = root_name(node)
         if root is not None and is_instance_self(self.n, root):  # `self.w`: read each call
             return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
@@ -440,10 +443,8 @@ class ExprLowerer:
                 return _of_class(self.n, node, base, target) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
-            return self.n.emit(
-                self.target(target, f"{stem(self.n.named(base))}_{attr}"), prim, (base,), {},
-                node,
-            )
+            name = self.target(target, f"{stem(self.n.named(base))}_{attr}")
+            return self.n.emit(name, prim, (base,), {}, node)
         obj, text = self.n.resolver.resolve_dotted(node)
         return self.n.resolver.constant(obj, text, node)
 

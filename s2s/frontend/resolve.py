@@ -24,6 +24,7 @@ from ..ir.names import UPSTREAM
 from ..ir.nodes import Atom, Const, Var
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
+from .type_info import info_value_error
 
 # Names emitted code defines or imports itself; user names never take them.
 RESERVED = {"np", "math", *runtime.__all__}
@@ -620,13 +621,8 @@ class Resolver:
                 "with `nondiff=True` (docs/writing-rules.md)",
                 self.display,
             )
-        if module.startswith("numpy") and name == "bincount":  # (linear in `weights`)
-            return UnsupportedCallError(
-                f"`{text}` ({module}.{name}) has no derivative rule in s2s yet (its "
-                "counts with `weights=w` are sums of `w`, differentiable)", self.loc(node),
-                "out = np.zeros(n); np.add.at(out, labels, w) (the sums of `w` by label)",
-                self.display,
-            )
+        if obj is np.finfo or obj is np.iinfo:  # (kept as an object: its attribute alone)
+            return info_value_error(name, self, node)
         if module.startswith("numpy") or isinstance(obj, np.ufunc):
             return UnsupportedCallError(
                 f"`{text}` ({module}.{name}) has no derivative rule in s2s yet",

@@ -18,6 +18,7 @@ from . import fft  # noqa: F401  (np.fft: transforms whose adjoints are transfor
 from . import collectives  # noqa: F401  (psum, pmean, ...: over a named vmap axis)
 from . import numpy_more  # noqa: F401  (partition, frexp, gradient, insert)
 from . import scans  # noqa: F401  (np.maximum.accumulate, np.minimum.accumulate)
+from . import ufunc_reduce  # noqa: F401  (np.logaddexp.reduce, np.logaddexp2.reduce)
 from . import forms  # noqa: F401  (calls that are other primitives': np.add.reduce, ...)
 from . import forms_reduce  # noqa: F401  (np.sum's where=/initial=, np.diff's prepend=)
 from . import ode  # noqa: F401  (scipy.integrate's odeint and solve_ivp: a callee's ODE)

@@ -92,6 +92,67 @@ def float64_rule(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
+# ---- facts of a dtype known when the code runs: np.finfo(x.dtype).eps ---------------
+# ``np.finfo(d).eps`` (``.tiny``, ``.max``...) and ``np.iinfo(d).max``, ``d`` a dtype
+# (``x.dtype``: the call's own) or a type written in the function: emitted as written,
+# so each call reads its own dtype's (float32's eps on a float32 call).  Constants:
+# no derivative flows.  The attribute is a parameter (the frontend checks it exists).
+
+
+def _info_spelling(fn: str):
+    return lambda args, params: f"np.{fn}({args[0]}).{params['attr'].strip(chr(39))}"
+
+
+def _info(fn):
+    def info(dtype, attr="max"):  # (not np.finfo itself: a call of it alone is refused)
+        return getattr(fn(dtype), attr)
+    return info
+
+
+for _fn in ("finfo", "iinfo"):
+    defprim(
+        _fn, _info(getattr(np, _fn)), "(dtype, attr='max')", family="array facts", nondiff=True,
+        spelling=_info_spelling(_fn),
+        note=f"np.{_fn}(d).attr, read when the code runs (the call's own dtype): a "
+        "constant, no derivative flows",
+    )
+
+
+# ``d.type(v)`` of a dtype ``d`` (``x.dtype.type(0.5)``): NumPy's scalar of ``v`` in
+# ``d``, a cast as ``np.astype``'s (no derivative to an integer or bool dtype).
+# Spelled ``np.asarray(v, dtype=d)[()]`` (the same scalar; a traced ``v`` on JAX too).
+# Family "shape": of an array already in ``d`` it is the array itself (as np.float64's).
+def _scalar_of(dtype, x):
+    return np.asarray(x, dtype=dtype)[()]
+
+
+defprim(
+    "dtype.type", _scalar_of, "(dtype, x)", diff=("x",), family="shape",
+    spelling=lambda args, params: f"np.asarray({args[1]}, dtype={args[0]})[()]",
+    note="d.type(v) of a dtype d (x.dtype.type(0.5)): a cast of v to d, as np.astype",
+)
+
+
+@defvjp("dtype.type")
+def dtype_type_vjp(g, ans, dtype, x):
+    return np.astype(g, np.asarray(x).dtype) * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
+
+
+@defjvp("dtype.type", "x")
+def dtype_type_jvp(x_dot, ans, dtype, x):
+    return np.astype(x_dot, ans.dtype) * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
+
+
+@batch_rule("dtype.type")
+def dtype_type_rule(b: Batch, s: Let) -> str:
+    """Elementwise: the batched operand as it is (the dtype is never batched)."""
+    return args_text(s, [atom_text(a) for a in s.args])
+
+
 # ---- comparisons within a tolerance: boolean outputs, no derivative ---------------
 
 defprim(

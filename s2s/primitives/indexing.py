@@ -402,3 +402,45 @@ defprim(
     "np.unique(labels)`: a loop whose length is known when the code runs); no "
     "return_index=/return_counts= (a tuple)",
 )
+
+
+# ---- counts by label: a scatter-add of the weights ----------------------------------
+
+defprim(
+    "bincount", np.bincount, "(x, weights=None, minlength=0)", family="indexing",
+    diff=("weights",),
+    note="linear in weights (the sums of weights by label x): the cotangent of weights "
+    "is g[x], cast to their dtype; x carries none; the length, max(minlength, "
+    "x.max() + 1), is x's values' (the emitted code computes it when it runs)",
+)
+
+
+@defvjp("bincount")
+def bincount_vjp(g, ans, x, weights=None, minlength=0):
+    return np.astype(g[x], weights.dtype)
+
+
+deflinear("bincount", "weights", keywords=True)
+
+
+@batch_rule("bincount")
+def bincount_rule(b: Batch, s: Let) -> str:
+    """Weights batched, labels not: one bincount of the whole batch, each example's
+    labels shifted past the others' bins (``x + L * k`` for example ``k``, ``L`` the
+    common length the labels give), reshaped into rows; each bin sums its example's
+    weights in the same order as alone.  Labels that differ per example give each
+    example its own length: refused (JAX's vmap needs ``length=`` too)."""
+    refuse_batched(b, s, ("x", "minlength"), "np.bincount of labels that differ per "
+                   "example: each example's counts would have its own length (JAX's "
+                   "jnp.bincount needs a fixed length= under vmap)",
+                   "pass the labels unbatched (in_axes=None), or sum into n bins: "
+                   "`np.sum(np.where(labels[:, None] == np.arange(n), w[:, None], 0.0), "
+                   "axis=0)`")
+    x = atom_text(operand(s, "x"))
+    m = operand(s, "minlength")
+    m = "0" if m is None else atom_text(m)
+    n = b.use_batch_size()
+    length = f"max({m}, np.max({x}, initial=-1) + 1)"
+    return (f"np.reshape(np.bincount(np.ravel({x} + {length} * np.arange({n})[:, None]), "
+            f"weights=np.ravel({atom_text(operand(s, 'weights'))}), minlength={n} * "
+            f"{length}), ({n}, {length}))")

@@ -91,7 +91,7 @@ def where_rule(t: Any, s: Any) -> str:
     return elementwise(t, s)
 
 
-@shape_rule("iscomplexobj", "isrealobj")
+@shape_rule("iscomplexobj", "isrealobj", "finfo", "iinfo")
 def dtype_question(t: Any, s: Any) -> str:
     return t.call(s, "stand_in_0d")  # (a Python bool of the dtype: concrete)
 
@@ -315,6 +315,28 @@ def data_dependent(t: Any, s: Any) -> str:
                 "operands, which eval_shape does not have (JAX refuses it too)",
              "compute with a fixed shape (`np.where(mask, x, 0.0)`)")
     return ""
+
+
+@shape_rule("bincount")
+def bincount_rule(t: Any, s: Any) -> str:
+    """Labels known (a constant): their counts' length; the dtype NumPy's for a
+    stand-in of the weights (float64, or the counts' integers without weights)."""
+    x = s.args[0]
+    if t.is_abstract(x) or any(t.is_abstract(a) for a in param_atoms_of(t, s, "minlength")):
+        t.refuse(s, "the length of np.bincount's result depends on the values of its "
+                    "labels, which eval_shape does not have (JAX's needs length= too)",
+                 "count into a fixed number of bins: `out = np.zeros(n); "
+                 "np.add.at(out, labels, w)`")
+    m = t.op(s, "minlength")
+    w = t.op(s, "weights")
+    weights = "" if w is None else f", weights=np.ones(np.shape({t.text(x)}), {t.dtype(w)})"
+    count = f"np.bincount({t.text(x)}{weights}, minlength={'0' if m is None else t.text(m)})"
+    return struct(f"np.shape({count})", f"{count}.dtype")
+
+
+def param_atoms_of(t: Any, s: Any, name: str) -> list:
+    atom = t.op(s, name)
+    return [] if atom is None else [atom]
 
 
 # ---- constructors: the shape argument is known (a constant, or read from shapes) ------
