@@ -115,6 +115,7 @@ class LoopLowerer:
         elif resolved is builtins.enumerate:
             args, target_node, enum_start = self.enumerate_iteration(node, iterable, prefix)
         elif resolved is builtins.zip:
+            _plain_zip(self.n, iterable)
             seqs = [self.n.exprs.expr(a.value) for a in iterable.args]
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
                 raise self.n.unsupported(node.target, "unpack zip() into one name per "
@@ -181,6 +182,7 @@ class LoopLowerer:
         item_target = node.target.elements[1].value
         if _builtin(self.n, inner_func) is builtins.zip:
             # enumerate(zip(x, y)) unpacked as i, (a, b)
+            _plain_zip(self.n, inner)
             seqs = [self.n.exprs.expr(a.value) for a in inner.args]
             if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
                     item_target.elements) != len(seqs) or any(
@@ -443,6 +445,17 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
         n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
         n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
+
+
+def _plain_zip(n: Any, call: Any) -> None:
+    """Refuses a keyword of ``zip`` left by desugaring (strict_zip.py)."""
+    for a in call.args:
+        if a.keyword is not None:
+            raise n.unsupported(a, f"`zip(..., {a.keyword.value}=...)` is supported as "
+                                "`strict=True` or `strict=False` over names, in a loop whose "
+                                "body has no `return`, `break` or `raise`",
+                                "check the lengths before the loop (`if len(a) != len(b): "
+                                "raise ValueError(...)`), then `zip(a, b)`")
 
 
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
