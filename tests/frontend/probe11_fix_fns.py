@@ -4,6 +4,7 @@ probe (newcomer_probe11_fns.py) found refused, each in a few lines."""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -61,3 +62,31 @@ def try_around_nothing(x):
     finally:
         y = y + 1.0
     return np.sum(y ** 2)
+
+
+class Poly:
+    def __init__(self, coefs):
+        self.coefs = list(coefs)
+
+    def __call__(self, x):
+        return sum(c * x ** i for i, c in enumerate(self.coefs))
+
+
+def reversed_values(x):
+    p = Poly([0.5, -1.0, 0.25])
+    q = Poly(reversed(p.coefs))
+    rows = list(reversed(x))
+    return np.sum(p(x) * q(x)) + np.sum(rows[0] * x) + sum(r ** 2 for r in reversed(x[1:]))
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+    scale: float = 2.0
+
+
+def namedtuple_slice(x):
+    p = Params(w=x[:2], b=x[2:])
+    g = Params(*p[:2])
+    vs = [2.0 * v for v in p[:2]]
+    return p.scale * np.sum(g.w ** 2) + np.sum(g.b ** 3) + np.sum(vs[0] * vs[1][:2])

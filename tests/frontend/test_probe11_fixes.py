@@ -3,7 +3,7 @@ JAX (or Python) runs them, made to run (tests/frontend/probe11_fix_fns.py): ``dt
 of ``np.cumsum``/``np.cumprod``, ``np.float32(x)`` casts, ``math`` functions with no
 NumPy rule over constants (``math.gamma(2.5)``, ``math.log(8.0, 2)``,
 ``math.isclose``), ``zip(..., strict=True)`` in a loop, ``try: pass`` with ``except``,
-``else`` and ``finally``.  Each against central differences or a closed form at
+``else`` and ``finally``, ``reversed(s)`` as a value, a slice of a NamedTuple.  Each against central differences or a closed form at
 changing values (no JAX; the default tier runs the two whose rewrite changes control
 flow, the others are slow for the default tier's budget); the probe's slow sweep runs the
 probe's functions against JAX."""
@@ -104,3 +104,21 @@ def test_try_around_nothing() -> None:
     `try` as Python only with `except` clauses and no `else`, `finally` ..."): nothing
     raises, so it is its ``else`` then its ``finally``.  Against central differences."""
     _calls(F.try_around_nothing, [X4, -0.5 * X4])
+
+
+@pytest.mark.slow  # (the default tier's budget: ~0.5 s CPU)
+def test_reversed_as_a_value() -> None:
+    """``Poly(reversed(p.coefs))`` (a list handed to a constructor), ``list(reversed(x))``
+    and a generator over ``reversed(x[1:])`` were refused ("reversed() is supported only
+    in a loop header, over range(...)"); as a value ``reversed(s)`` is ``s[::-1]``, its
+    items last first.  Against central differences, two calls."""
+    _calls(F.reversed_values, [X4, -0.7 * X4])
+
+
+@pytest.mark.slow  # (the default tier's budget)
+def test_namedtuple_slice() -> None:
+    """``Params(*p[:2])`` and ``[2.0 * v for v in p[:2]]`` of a NamedTuple the function
+    built were refused ("`*` here spreads a value whose length s2s does not know";
+    "can only be indexed with a constant key"): ``p[:2]`` is the tuple of its first two
+    fields, as Python slices a tuple.  Against central differences, two calls."""
+    _calls(F.namedtuple_slice, [X4, -0.7 * X4])
