@@ -90,3 +90,11 @@ def namedtuple_slice(x):
     g = Params(*p[:2])
     vs = [2.0 * v for v in p[:2]]
     return p.scale * np.sum(g.w ** 2) + np.sum(g.b ** 3) + np.sum(vs[0] * vs[1][:2])
+
+
+def concat_grown_list(x):
+    parts = []
+    for i in range(x.size):
+        parts.append(x[:i + 1] ** 2)
+    flat = np.concatenate(parts)
+    return np.sum(flat * np.linspace(0.1, 1.0, flat.size))

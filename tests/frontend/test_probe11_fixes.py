@@ -122,3 +122,14 @@ def test_namedtuple_slice() -> None:
     "can only be indexed with a constant key"): ``p[:2]`` is the tuple of its first two
     fields, as Python slices a tuple.  Against central differences, two calls."""
     _calls(F.namedtuple_slice, [X4, -0.7 * X4])
+
+
+def test_join_of_a_grown_list_transformed_again_says_so() -> None:
+    """``np.concatenate(parts)`` of a list grown in a loop (the probe's
+    ``concat_ragged_loop``): grad runs, hessian and vmap of grad are refused, and the
+    refusal named `split_like` (emitted code's name) and advised ``np.split(x, 3)``,
+    which the function does not call; it says what the user wrote now, at the join."""
+    with pytest.raises(s2s.TransformError, match=r"(?s)gradient of this join.*grown in a "
+                       r"loop.*flat = np\.concatenate\(parts\)") as e:
+        s2s.hessian(F.concat_grown_list)(X4)
+    assert "split_like" not in str(e.value) and "np.split" not in str(e.value)
