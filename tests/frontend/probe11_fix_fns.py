@@ -98,3 +98,10 @@ def concat_grown_list(x):
         parts.append(x[:i + 1] ** 2)
     flat = np.concatenate(parts)
     return np.sum(flat * np.linspace(0.1, 1.0, flat.size))
+
+
+def key_method_filter(x, n_layers=3):
+    params = {f"w{i}": x * (i + 1.0) for i in range(n_layers)}
+    params["b0"] = x ** 2
+    return sum(np.sum(v ** 2) for k, v in params.items() if k.startswith("w")) + sum(
+        np.sum(v) for k, v in params.items() if k.endswith("0") and not k.isdigit())

@@ -133,3 +133,21 @@ def test_join_of_a_grown_list_transformed_again_says_so() -> None:
                        r"loop.*flat = np\.concatenate\(parts\)") as e:
         s2s.hessian(F.concat_grown_list)(X4)
     assert "split_like" not in str(e.value) and "np.split" not in str(e.value)
+
+
+@pytest.mark.parametrize("n_layers", [None, pytest.param(2, marks=pytest.mark.slow),
+                                      pytest.param(4, marks=pytest.mark.slow)])
+def test_string_method_of_a_key_in_a_comprehension_filter(n_layers) -> None:
+    """``... for k, v in params.items() if k.startswith("w")`` over a dict the function
+    built with f-string keys (the probe's ``fstring_keyed_params``) was refused ("a
+    comprehension's `if` here reads values known only when the function runs"): the
+    key is a string known when s2s transforms the function, and ``str``'s pure methods
+    (``startswith``, ``endswith``, ``isdigit``...; none is an array's) are decided then,
+    as ``==`` was; and ``{f"w{i}": ... for i in range(n_layers)}`` of an int parameter
+    read nowhere else was refused under every transform ("a dict comprehension is
+    supported over what is known when s2s transforms the function"): the transform is
+    made per call's ``n_layers``, as for a loop building such keys.  Against central
+    differences, ``n_layers`` 3 (the default), 2, 4 (slow: the default tier's budget)."""
+    args = (X4,) if n_layers is None else (-X4, n_layers)
+    np.testing.assert_allclose(s2s.grad(F.key_method_filter)(*args),
+                               fd_grad(F.key_method_filter, args, 1e-6), 1e-6, 1e-8)
