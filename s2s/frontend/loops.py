@@ -458,6 +458,15 @@ def _plain_zip(n: Any, call: Any) -> None:
                                 "raise ValueError(...)`), then `zip(a, b)`")
 
 
+def _made_length(n: Any, seq: Atom) -> Const | None:
+    """The length of a tuple the function made (``scales = (1.0, 0.5)``), known now:
+    ``zip(layers, scales)`` cuts ``layers[:2]``, a count known per call."""
+    let = n.lets.get(seq.name) if isinstance(seq, Var) else None
+    if let is None or let.prim != "make_tuple" or let.params:
+        return None
+    return Const(len(let.args), repr(len(let.args)))
+
+
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
     """``zip``'s length: its shortest sequence's, as Python's ``zip`` stops there
     (``zip(x, x[1:])``: one less than ``x``'s; the first's alone indexed past the end
@@ -471,7 +480,7 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
         # a run-time sequence shorter than it is not checked, as before)
         return loops.length(seqs[min(known, key=known.__getitem__)], node)
     first, *others = seqs
-    for stop in [loops.length(seq, node) for seq in others]:
+    for stop in [_made_length(n, seq) or loops.length(seq, node) for seq in others]:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)

@@ -105,3 +105,15 @@ def key_method_filter(x, n_layers=3):
     params["b0"] = x ** 2
     return sum(np.sum(v ** 2) for k, v in params.items() if k.startswith("w")) + sum(
         np.sum(v) for k, v in params.items() if k.endswith("0") and not k.isdigit())
+
+
+LAYERS = ((np.array([[0.5, -0.2], [0.1, 0.3]]), np.array([0.1, 0.0])),
+          (np.array([[1.0, 0.4], [-0.3, 0.8]]), np.array([0.0, -0.2])))
+
+
+def zip_with_a_named_tuple(x, layers=LAYERS):
+    scales = (1.0, 0.5, 2.0)
+    h = x
+    for (w, b), s in zip(layers, scales):
+        h = s * np.tanh(h @ w + b)
+    return np.sum(h ** 2)

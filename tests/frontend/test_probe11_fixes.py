@@ -151,3 +151,20 @@ def test_string_method_of_a_key_in_a_comprehension_filter(n_layers) -> None:
     args = (X4,) if n_layers is None else (-X4, n_layers)
     np.testing.assert_allclose(s2s.grad(F.key_method_filter)(*args),
                                fd_grad(F.key_method_filter, args, 1e-6), 1e-6, 1e-8)
+
+
+def test_zip_with_a_tuple_the_function_named() -> None:
+    """``scales = (1.0, 0.5, 2.0)``, then ``for (w, b), s in zip(layers, scales)`` over a
+    tuple-of-tuples argument (the probe's ``nested_tuple_layers``) was refused under
+    grad ("a tuple, list or dict argument can only be indexed with a constant key")
+    where ``zip(layers, (1.0, 0.5, 2.0))`` ran: the named tuple's length is known when
+    transforming too, and the loop's count is the shorter's (``layers[:3]``'s length,
+    per call; a tuple default's structure is known as a dict default's was).  One object
+    over the default (2 layers), then 3 layers and 1 layer passed, against central
+    differences."""
+    g, x = s2s.grad(F.zip_with_a_named_tuple), np.array([0.3, -0.8])
+    np.testing.assert_allclose(g(x), fd_grad(F.zip_with_a_named_tuple, (x,), 1e-6), 1e-6,
+                               1e-8)  # (the default: refused before)
+    for layers in (F.LAYERS + ((np.eye(2), np.ones(2)),), F.LAYERS[:1]):
+        np.testing.assert_allclose(g(x, layers), fd_grad(F.zip_with_a_named_tuple,
+                                                         (x, layers), 1e-6), 1e-6, 1e-8)
