@@ -53,7 +53,7 @@ def folded(n: Any, obj: Any, text: str, node: Any, target: str | None) -> Atom:
     function with no NumPy primitive (or ``math.log`` with a base) over constants, its
     value computed when s2s transforms the function (the emitted code spells the call
     where an operand is a module name, so each run reads it again); refused, located,
-    over a value computed when the function runs (JAX's tracers refuse them too)."""
+    over a value known only when the function runs (JAX refuses a traced one)."""
     args, kwargs = n.calls.call_args(node)
     atoms = [*args, *kwargs.values()]
     name = getattr(obj, "__name__", text)
@@ -64,8 +64,9 @@ def folded(n: Any, obj: Any, text: str, node: Any, target: str | None) -> Atom:
         what = ("`math.log(v, base)` only over constants" if name == "log" else
                 "this `math` function only over constants (it has no derivative rule)")
         raise UnsupportedCallError(
-            f"`{text}` takes Python numbers, and an argument here is a value computed when "
-            f"the function runs: s2s computes {what}; JAX's tracers refuse it too",
+            f"`{text}` takes Python numbers, and an argument here is known only when the "
+            f"function runs (a parameter, a value computed): s2s computes {what}; JAX "
+            "refuses it on a traced value",
             n.loc(node), hint, n.display)
     try:
         value = obj(*(a.value for a in args), **{k: a.value for k, a in kwargs.items()})
