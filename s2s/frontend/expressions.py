@@ -32,7 +32,7 @@ from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
-from .math_calls import applier
+from .math_calls import applier, folded, folds
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -622,9 +622,17 @@ def _divmod_pair(n: Any, obj: Any, node: cst.Call) -> cst.Tuple | None:
 
 def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
                       target: str | None) -> Atom | None:
-    """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
-    and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
-    call."""
+    """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``,
+    ``list(<comprehension>)`` and ``math.gamma(2.5)`` (math_calls.folded) lowered by the
+    Normalizer ``n``; None for any other call."""
+    if folds(obj, node):
+        return folded(n, obj, text, node, target)
+    if obj is builtins.reversed and len(node.args) == 1 and not (
+            node.args[0].keyword or node.args[0].star):  # (a value: its items, last first)
+        flipped = cst.Subscript(node.args[0].value, [cst.SubscriptElement(
+            cst.Slice(None, None, cst.UnaryOperation(cst.Minus(), cst.Integer("1"))))])
+        n.desugar.alias_tree(flipped, node)
+        return n.exprs.expr(flipped, target)
     if (made := shape_builtin(n, obj, node, target)) is not None:
         return made  # (`str(x.shape)`: made where the code runs, shape_strings.py)
     if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its

@@ -115,6 +115,7 @@ class LoopLowerer:
         elif resolved is builtins.enumerate:
             args, target_node, enum_start = self.enumerate_iteration(node, iterable, prefix)
         elif resolved is builtins.zip:
+            _plain_zip(self.n, iterable)
             seqs = [self.n.exprs.expr(a.value) for a in iterable.args]
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
                 raise self.n.unsupported(node.target, "unpack zip() into one name per "
@@ -181,6 +182,7 @@ class LoopLowerer:
         item_target = node.target.elements[1].value
         if _builtin(self.n, inner_func) is builtins.zip:
             # enumerate(zip(x, y)) unpacked as i, (a, b)
+            _plain_zip(self.n, inner)
             seqs = [self.n.exprs.expr(a.value) for a in inner.args]
             if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
                     item_target.elements) != len(seqs) or any(
@@ -445,6 +447,26 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
         n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
 
 
+def _plain_zip(n: Any, call: Any) -> None:
+    """Refuses a keyword of ``zip`` left by desugaring (strict_zip.py)."""
+    for a in call.args:
+        if a.keyword is not None:
+            raise n.unsupported(a, f"`zip(..., {a.keyword.value}=...)` is supported as "
+                                "`strict=True` or `strict=False` over names, in a loop whose "
+                                "body has no `return`, `break` or `raise`",
+                                "check the lengths before the loop (`if len(a) != len(b): "
+                                "raise ValueError(...)`), then `zip(a, b)`")
+
+
+def _made_length(n: Any, seq: Atom) -> Const | None:
+    """The length of a tuple the function made (``scales = (1.0, 0.5)``), known now:
+    ``zip(layers, scales)`` cuts ``layers[:2]``, a count known per call."""
+    let = n.lets.get(seq.name) if isinstance(seq, Var) else None
+    if let is None or let.prim != "make_tuple" or let.params:
+        return None
+    return Const(len(let.args), repr(len(let.args)))
+
+
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
     """``zip``'s length: its shortest sequence's, as Python's ``zip`` stops there
     (``zip(x, x[1:])``: one less than ``x``'s; the first's alone indexed past the end
@@ -458,7 +480,7 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
         # a run-time sequence shorter than it is not checked, as before)
         return loops.length(seqs[min(known, key=known.__getitem__)], node)
     first, *others = seqs
-    for stop in [loops.length(seq, node) for seq in others]:
+    for stop in [_made_length(n, seq) or loops.length(seq, node) for seq in others]:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)

@@ -5,10 +5,13 @@ float is a float64 NumPy scalar, which made the function's float32 results float
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from ..ir.names import stem
-from ..ir.nodes import Atom
+from ..errors import UnsupportedCallError
+from ..ir.names import simple_text, stem
+from ..ir.nodes import Atom, Const
+from ..primitives import lookup_object
 
 # math's functions whose results are bools (NumPy's are too: left as they are);
 # ``math.floor(v)``/``ceil``/``trunc`` give an int, which no array op can: their
@@ -35,3 +38,44 @@ def math_call(n: Any, name: str, args: list[Atom], kwargs: dict[str, Atom], node
     value = n.calls.apply(name, args, kwargs, node, None, text)
     return n.emit(n.exprs.target(target, f"{stem(n.named(value))}_"), "python_float",
                   (value,), {}, node)
+
+
+def folds(obj: Any, node: Any) -> bool:
+    """Whether a call of ``obj`` is one ``folded`` lowers: a ``math`` function with no
+    NumPy primitive (``math.prod`` aside: pyvalues'), or ``math.log`` with a base."""
+    return getattr(obj, "__module__", None) == "math" and callable(obj) and (
+        obj is not math.prod and lookup_object(obj) is None or (
+            obj is math.log and len(node.args) == 2))
+
+
+def folded(n: Any, obj: Any, text: str, node: Any, target: str | None) -> Atom:
+    """``math.gamma(2.5)``, ``math.isclose(t, 0.3)``, ``math.log(8.0, 2)``: a ``math``
+    function with no NumPy primitive (or ``math.log`` with a base) over constants, its
+    value computed when s2s transforms the function (the emitted code spells the call
+    where an operand is a module name, so each run reads it again); refused, located,
+    over a value known only when the function runs (JAX refuses a traced one)."""
+    args, kwargs = n.calls.call_args(node)
+    atoms = [*args, *kwargs.values()]
+    name = getattr(obj, "__name__", text)
+    if not all(isinstance(a, Const) for a in atoms):
+        hint = ("write math.log(v) / math.log(base)" if name == "log" else
+                "compute it from constants, or use the NumPy or SciPy function (np.isclose, "
+                "np.trunc, scipy.special.gamma, ...)")
+        what = ("`math.log(v, base)` only over constants" if name == "log" else
+                "this `math` function only over constants (it has no derivative rule)")
+        raise UnsupportedCallError(
+            f"`{text}` takes Python numbers, and an argument here is known only when the "
+            f"function runs (a parameter, a value computed): s2s computes {what}; JAX "
+            "refuses it on a traced value",
+            n.loc(node), hint, n.display)
+    try:
+        value = obj(*(a.value for a in args), **{k: a.value for k, a in kwargs.items()})
+    except Exception as exc:  # (what Python would raise when the function runs)
+        raise UnsupportedCallError(f"`{text}(...)` raises {type(exc).__name__}: {exc}",
+                                   n.loc(node), "call it with the values it takes",
+                                   n.display) from None
+    texts = [a.text for a in args] + [f"{k}={a.text}" for k, a in kwargs.items()]
+    if not all(simple_text(a.text) for a in atoms):
+        n.resolver.bind_namespace(text.split(".")[0], node)
+    return n.pyvalues.constant(value, f"{text}({', '.join(texts)})",
+                               [a.text for a in atoms], target, node)

@@ -63,8 +63,9 @@ def key_built_names(defined: Any) -> set[str]:
 
 def built_names(defined: Any) -> set[str]:
     """The names a subscript's key is built from with strings (``d[f"w{name}"]``,
-    ``d["w" + name]``), and those of the ``range`` a loop building such keys from its
-    variable walks (``for i in range(n): d[f"W{i}"]``: ``n``)."""
+    ``d["w" + name]``), and those of the ``range`` a loop or a dict comprehension
+    building such keys from its variable walks (``for i in range(n): d[f"W{i}"]``,
+    ``{f"w{i}": v for i in range(n)}``: ``n``)."""
     out: set[str] = set()
     for node in ast.walk(defined):
         if isinstance(node, ast.Subscript) and _string_built(node.slice):
@@ -74,6 +75,12 @@ def built_names(defined: Any) -> set[str]:
                 node.target.id in out and _is_range(node.iter):  # the loop unrolled)
             out |= {n.id for a in node.iter.args for n in ast.walk(a)
                     if isinstance(n, ast.Name)}
+    for node in ast.walk(defined):  # (`{f"w{i}": ... for i in range(n)}`: n likewise)
+        if isinstance(node, ast.DictComp) and _string_built(node.key):
+            keyed = {n.id for n in ast.walk(node.key) if isinstance(n, ast.Name)}
+            out |= {n.id for g in node.generators if isinstance(g.target, ast.Name) and (
+                g.target.id in keyed) and _is_range(g.iter) for a in g.iter.args
+                for n in ast.walk(a) if isinstance(n, ast.Name)}
     return out
 
 

@@ -31,7 +31,10 @@ PURE = {builtins.range, builtins.len, builtins.zip, builtins.enumerate, builtins
         builtins.sum, builtins.any, builtins.all, builtins.isinstance, builtins.type,
         builtins.tuple, builtins.list, builtins.dict, builtins.int, builtins.float,
         builtins.bool, builtins.str}
-PURE_METHODS = {"items", "keys", "values", "get"}
+PURE_METHODS = {"items", "keys", "values", "get",
+                # str's (an array has none of them): `if k.startswith("w")` over a dict's keys
+                "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip",
+                "removeprefix", "removesuffix", "isdigit", "isalpha", "split"}
 COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.DictComp)
 def static_key(value: Any, depth: int = 0) -> Any:
     """What of a value a decision made from it depends on (``StaticVar``)."""

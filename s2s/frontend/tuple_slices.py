@@ -1,6 +1,7 @@
 """A constant slice of a tuple the function made of known items: ``sum(args[2:])`` of
 a callee's (or a transformed variadic function's) ``*args``, ``terms[::2]`` of ``terms
-= (x, 2 * x, np.sin(x))`` bound once outside loops.  The slice is the tuple of the
+= (x, 2 * x, np.sin(x))`` bound once outside loops, ``p[:2]`` of a NamedTuple ``p =
+Params(w, b)`` built so.  The slice is the tuple of the
 items Python's slicing picks (a ``make_tuple`` of them), so each keeps its own
 derivative; a tuple argument's slice, whose items are known only per call, is not
 made here (refused by the analysis: "can only be indexed with a constant key")."""
@@ -24,8 +25,8 @@ def sliced_made(lowerer: Any, node: cst.Subscript, base: Atom, items: list,
     them, a new tuple; None for any other subscript."""
     n = lowerer.n
     let = n.lets.get(base.name) if isinstance(base, Var) else None
-    if len(items) != 1 or not isinstance(items[0], Slice) or let is None or (
-            let.prim != "make_tuple") or let.params:
+    if len(items) != 1 or not isinstance(items[0], Slice) or let is None or not (
+            let.prim == "make_tuple" and not let.params or _named_tuple(let)):
         return None
     star = n.plan is not None and any(kind == "star" and name == base.name
                                       for kind, name, _ in n.plan.entries)
@@ -41,6 +42,14 @@ def sliced_made(lowerer: Any, node: cst.Subscript, base: Atom, items: list,
     picked = tuple(let.args[k] for k in range(len(let.args))[slice(*bounds)])
     return n.emit(lowerer.target(target, f"{stem(n.named(base))}_slice"), "make_tuple",
                   picked, {}, node)
+
+
+def _named_tuple(let: Any) -> bool:
+    """A NamedTuple the code built (``p = Params(w, b)``): its fields in order, a tuple's
+    items (``p[:2]`` is the tuple of its first two fields)."""
+    cls = getattr(let.params.get("built"), "cls", None) if let.prim == "make_dict" else None
+    return isinstance(cls, type) and issubclass(cls, tuple) and tuple(
+        getattr(cls, "_fields", ())) == tuple(let.params.get("keys", ()))
 
 
 def _bindings(defined: Any, name: str) -> int:

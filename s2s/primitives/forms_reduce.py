@@ -12,7 +12,11 @@
 * ``np.diff(a, n, axis, prepend=p, append=q)`` is ``np.diff`` of ``np.concatenate([p,
   a, q], axis)``, a scalar ``p`` (``q``) first broadcast to ``a``'s shape with length 1
   along ``axis`` (as NumPy does: ``np.zeros_like(np.sum(a, axis, keepdims=True)) +
-  np.array(p)``, so the result's dtype is NumPy's).
+  np.array(p)``, so the result's dtype is NumPy's);
+* ``np.float32(x)`` / ``np.float16(x)`` are ``np.asarray(x, dtype=...)``: a cast (its
+  rules pass the derivative, cast back), a 0-d array of a scalar;
+* ``np.cumsum`` / ``np.cumprod`` with ``dtype=``: the array cast to ``dtype``, then
+  the cumulative operation (as JAX).
 """
 
 import math
@@ -121,6 +125,29 @@ for _prim in _REDUCTIONS:
         defform(_alias, _alias.__name__, _reduction(_prim), _note)
 
 
+# ---- cumulative operations' dtype= ---------------------------------------------------
+
+
+def _cumulative(prim: str):
+    spelled = f"np.{prim}"
+
+    def rewrite(args, kwargs, items):
+        p = _bind("(a, axis=None, dtype=None, out=None)", spelled, args, kwargs)
+        _constant(p["out"], "out", (None,))
+        if not _given(p, "dtype"):
+            return [(prim, list(args), {k: v for k, v in kwargs.items() if k != "out"})]
+        inner = {"axis": p["axis"]} if _given(p, "axis") else {}
+        return [("astype", [p["a"]], {"dtype": p["dtype"]}),
+                (prim, [Result(0)], inner)]
+
+    return rewrite
+
+
+for _prim in ("cumsum", "cumprod"):
+    defform(getattr(np, _prim), _prim, _cumulative(_prim),
+            "dtype= as JAX: the array cast to dtype, then the cumulative operation")
+
+
 # ---- np.diff's prepend and append ------------------------------------------------------
 
 
@@ -157,3 +184,21 @@ def _diff(args, kwargs, items):
 defform(np.diff, "diff", _diff,
         "prepend=/append= are np.diff of np.concatenate([prepend, a, append], axis), a "
         "scalar broadcast to a's shape with length 1 along axis (as NumPy's)")
+
+
+# ---- np.float32(x), np.float16(x): casts ------------------------------------------------
+
+
+def _scalar_cast(dtype):
+    spelled = f"np.{dtype.__name__}"
+
+    def rewrite(args, kwargs, items):
+        p = _bind("(x)", spelled, args, kwargs)
+        return [("asarray", [p["x"]], {"dtype": Const(dtype, spelled)})]
+
+    return rewrite
+
+
+for _dtype in (np.float32, np.float16):
+    defform(_dtype, _dtype.__name__, _scalar_cast(_dtype),
+            f"np.asarray(x, dtype=np.{_dtype.__name__}): a cast (a 0-d array of a scalar)")

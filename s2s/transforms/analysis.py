@@ -24,6 +24,7 @@ from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
 from .int_items import int_items
 from .list_operands import per_call
+from .results_count import results_unknown
 
 # structural primitives: a value built from (or passed through) active values is active
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -376,13 +377,7 @@ class Facts:
                         known[pname] = (None,) * len(kind.keys)  # only its length is known
                 n = results if isinstance(results, int) else results(known)
             except (KeyError, TypeError):
-                raise TransformError(
-                    f"`{s.prim}` returns a number of results the code computes when it "
-                    "runs (its sections are not constants), so its results cannot be "
-                    "differentiated one by one", s.loc,
-                    "give the sections as constants (np.split(x, 3) or a literal list "
-                    "of indices), or index the array directly",
-                ) from None
+                raise results_unknown(s) from None
             return Tree(tuple, tuple(range(n)), (LEAF,) * n)
         return LEAF
 
