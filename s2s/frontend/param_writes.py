@@ -68,11 +68,14 @@ def note(n: Any, node: cst.AugAssign) -> None:
         return  # (`y = y * 2.0` before, on every path to here: a new array)
     op = node.operator._get_token()
     value = cst.Module([]).code_for_node(node.value)
-    written(n).setdefault(name, UnsupportedSyntaxError(
+    err = UnsupportedSyntaxError(
         f"`{name} {op} ...` writes into the array the caller passes as `{name}` "
         "in place (NumPy's meaning), which s2s does not do for a caller's array",
         n.loc(node),
-        f"write `{name} = {name} {op[:-1]} {value}` (a new array)", n.display))
+        f"write `{name} = {name} {op[:-1]} {value}` (a new array)", n.display)
+    if name in n.dicts.shared or current in n.dicts.shared:  # (`z = g(y)` before:
+        err.numbers_only = True  # type: ignore[attr-defined]  # z may be y's array)
+    written(n).setdefault(name, err)
 
 
 def _number(n: Any, atom: Any) -> bool:
@@ -100,6 +103,9 @@ def check(n: Any, stmts: list[Any]) -> None:
             if pname not in writes or _number(n, atom):
                 continue
             made = isinstance(atom, Var) and n.lets.get(atom.name)
+            if getattr(writes[pname], "numbers_only", False):
+                raise _refusal(n, let, writes[pname], atom, ", which the callee also "
+                               "holds in another name or reads after the write")
             if made and _made(made.prim) or isinstance(atom, Var) and atom.name in (
                     n.arguments) and not made:
                 vars(n).setdefault("param_calls", []).append((let, i, writes[pname]))
@@ -139,15 +145,18 @@ def settle(n: Any, body: list[Any]) -> None:
     for let, i, err in calls:
         atom = let.args[i]
         made = n.lets.get(atom.name)
-        if id(let) not in loops or reads.get(atom.name) != 1 or (
-                loops[id(let)] != (loops.get(id(made)) if made is not None else ())):
+        seen = id(let) not in loops or reads.get(atom.name) != 1 or (
+            loops[id(let)] != (loops.get(id(made)) if made is not None else ()))
+        if seen and made is not None:
             raise _refusal(n, let, err, atom, ", which other code can still see (read "
                            "after the call, or passed again in a loop)")
-        let.params["copies"] = tuple(sorted(set(let.params.get("copies", ())) | {i}))
-        if made is None:  # (its own parameter, passed on: its callers decide)
+        if not seen:
+            let.params["copies"] = tuple(sorted(set(let.params.get("copies", ())) | {i}))
+        if made is None:  # (its own parameter, passed on: its callers decide; where
             passed = UnsupportedSyntaxError(err.what, err.loc, err.hint, err.func)
             passed.passed_on = (n.display, atom.name, let.loc)  # type: ignore[attr-defined]
-            written(n)[atom.name] = passed
+            passed.numbers_only = seen  # type: ignore[attr-defined]  # it reads it
+            written(n)[atom.name] = passed  # again, a number only: `+=` rebinds)
 
 
 def _index(stmts: list[Any], around: tuple, reads: dict, loops: dict) -> None:

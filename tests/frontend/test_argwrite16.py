@@ -52,6 +52,27 @@ def number_through(k, x):
     return times_k(k, x)
 
 
+def read_again(k, x):
+    b = times_k(k, x)
+    return b + k * x
+
+
+def in_a_loop(k, x):
+    for _ in range(3):
+        x = times_k(k, x)
+    return x
+
+
+def _same(t):
+    return t
+
+
+def held_by_a_call(y):
+    z = _same(y)  # (z is y's array: NumPy's += changes it too)
+    y += 1.0
+    return z + y
+
+
 def grow(ys, v):
     ys += [v]
     return ys
@@ -86,6 +107,10 @@ def a_number_passed_on(x):
     return number_through(2.0, x)
 
 
+def a_number_read_again(x):
+    return read_again(2.0, x) + in_a_loop(0.5, x)
+
+
 def an_array_passed_on(x):
     b = passes_on(x * x)
     return b * np.sin(x)
@@ -113,7 +138,7 @@ def on_one_path(x):
 
 
 ACCEPTED = [on_a_product, on_a_sum, on_a_copy, rebinding, on_a_numpy_scalar,
-            a_number_passed_on, an_array_passed_on, twice_in_place,
+            a_number_passed_on, a_number_read_again, an_array_passed_on, twice_in_place,
             made_in_each_iteration, on_one_path]
 
 
@@ -180,6 +205,14 @@ def on_the_argument_passed_on(x):
     return passes_on(x) * 2.0
 
 
+def an_array_read_again(x):
+    return read_again(x * 1.0, x)
+
+
+def an_array_held_by_a_call(x):
+    return held_by_a_call(x * 1.0) * x
+
+
 def a_list_grown(x):
     ys = [x]
     zs = grow(ys, x * 2.0)
@@ -192,6 +225,8 @@ REFUSED = [
     (on_a_view, *_BUMP), (on_a_transpose, *_BUMP), (on_a_module_array, *_BUMP),
     (on_a_closure_cell, *_BUMP), (on_a_dict_item, *_BUMP), (on_a_list_item, *_BUMP),
     (on_the_argument, *_BUMP), (on_the_argument_passed_on, *_BUMP),
+    (an_array_read_again, "times_k", "    k += 1", "k = k + 1"),
+    (an_array_held_by_a_call, "held_by_a_call", "    y += 1.0", "y = y + 1.0"),
     (a_list_grown, "grow", "    ys += [v]", "ys = ys + [v]"),
 ]
 
