@@ -14,10 +14,12 @@ forward, which its backward reads after) passes ``own_copy(a)`` there (the call'
 A callee passing its own parameter on (``def g(k): return h(k)``) notes that
 parameter in turn, for its callers to check; the function given to a transform
 never passes its argument so (``refuse_passed``: s2s never writes into its caller's
-arrays).  Anything else is refused at the callee's line: a name read after the call,
-a view (``x[1:]``), a module's array, a container's item, a value an ``if`` or a
-loop joins.  The function given to a transform keeps its own ``x += 1`` (rebinds
-``x``).
+arrays).  A parameter the callee reads again after such a call, passes in a loop, or
+gave another call before its ``+=`` (``z = g(y)``: ``z`` may be ``y``'s array) is
+noted ``numbers_only``: a number runs, any array is refused.  Anything else is
+refused at the callee's line: a name read after the call, a view (``x[1:]``), a
+module's array, a container's item, a value an ``if`` or a loop joins.  The
+function given to a transform keeps its own ``x += 1`` (rebinds ``x``).
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def note(n: Any, node: cst.AugAssign) -> None:
 def _number(n: Any, atom: Any) -> bool:
     """A Python number or a NumPy scalar (``np.float64(2.0)``): ``+=`` rebinds it."""
     if isinstance(atom, Const):
-        return atom.value is None or isinstance(atom.value, (_NUMBERS, str))
+        return atom.value is None or isinstance(atom.value, (_NUMBERS, str, tuple))
     if n.buffer.immutable(atom.name):
         return True
     let = n.lets.get(atom.name)
