@@ -33,6 +33,7 @@ from s2s.runtime import (
     matrix_norm_grad,
     multi_dot_bars,
     norm_grad,
+    own_copy,
     prod_of_others,
     prod_of_others_jet,
     python_float,
@@ -79,6 +80,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         matrix_norm_grad,
         multi_dot_bars,
         norm_grad,
+    own_copy,
         prod_of_others,
         prod_of_others_jet,
         python_float,
@@ -223,6 +225,8 @@ else:
             row("real_only", "matrix", (normal(2, 3),), {"what": "np.linalg.qr"}),
             row("python_float", "array", (normal(2, 3),)),
             row("python_float", "scalar", (normal(),)),
+            row("own_copy", "array", (normal(2, 3),)),
+            row("own_copy", "scalar", (normal(),)),
         ]
         + pair_rows("matmul_lhs_bar", "matmul_rhs_bar", np.matmul, MATMULS)
         + pair_rows("dot_lhs_bar", "dot_rhs_bar", np.dot, DOTS)
@@ -391,6 +395,10 @@ def f_python_float(x):
     return np.sum(np.sin(python_float(x * x)) * W3)
 
 
+def f_own_copy(x):
+    return np.sum(np.sin(own_copy(x * x)) * W3)
+
+
 def f_matmul_bars(cot, x1, x2):
     return np.sum(np.sin(matmul_lhs_bar(cot, x1, x2)) * W23) + np.sum(
         np.cos(matmul_rhs_bar(cot, x1, x2)) * W32
@@ -528,6 +536,7 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_unbroadcast, ("unbroadcast",), (normal(2, 3),)),
         E2ECase(f_real_only, ("real_only",), (normal(3),)),
         E2ECase(f_python_float, ("python_float",), (normal(3),)),
+        E2ECase(f_own_copy, ("own_copy",), (normal(3),)),
         E2ECase(f_matmul_bars, ("matmul_lhs_bar", "matmul_rhs_bar"),
                 (normal(2, 2), normal(2, 3), normal(3, 2))),
         E2ECase(f_dot_bars, ("dot_lhs_bar", "dot_rhs_bar"),

@@ -57,7 +57,7 @@ from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients, watched
 from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
-from .lowered_checks import as_written, check_lowered
+from .lowered_checks import as_written, check_lowered, refuse_passed
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
 from .param_writes import checked as _checked
 from .pyvalues import PythonValues
@@ -116,7 +116,7 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
         with recursion_room(parsed.depth):  # (a long expression nests deep)
             _FUNCTIONS[key] = _run(fn, parsed, ())
     _FRESH.discard(fn)
-    return _FUNCTIONS[key]
+    return refuse_passed(_FUNCTIONS[key])  # (its argument passed to `y += v`)
 
 
 _FRESH: set[Any] = set()  # functions being normalized again, callees included
@@ -353,7 +353,7 @@ class Normalizer:
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
-            check_lowered(self)  # (lists read as literals, `p.w += v` in loops)
+            check_lowered(self, body)  # (lists read as literals, `p.w += v` in loops)
         except TransformError as err:  # (in a method of yours: as you wrote it)
             raise as_written(err, self.fn).with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object

@@ -120,7 +120,7 @@ class StmtLowerer:
         self.n._open.append(self.n.out)
         try:
             out = self._statement(node)
-            param_writes.check(self.n, out)  # (a callee's `y += v` into what it passes)
+            param_writes.check(self.n, out, node)  # (a callee's `y += v` into what it passes)
             return out
         finally:
             self.n._open.pop()

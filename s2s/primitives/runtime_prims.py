@@ -97,6 +97,19 @@ def python_float_vjp(g, ans, x):
 
 deflinear("python_float", "x")
 
+_defhelper("own_copy", "(x)", batch="broadcasting",
+           note="an array passed to a callee that writes into it (`y += v`), copied where "
+           "emitted code calls the callee as written; a number as it is; the identity "
+           "for derivatives")
+
+
+@defvjp("own_copy")
+def own_copy_vjp(g, ans, x):
+    return g
+
+
+deflinear("own_copy", "x")
+
 _defhelper("real_only", "(x, what)", diff=("x",), batch="broadcasting",
            note="x itself; complex values refused where a rule is written for real ones")
 

@@ -52,7 +52,8 @@ ELEMENTWISE = {name for name, p in PRIMITIVES.items()
                if p.family in ELEMENTWISE_FAMILIES and name not in NOT_ELEMENTWISE} | {
     "isnan", "isfinite", "special_digamma", "special_polygamma", "special_erf",
     "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
-    "special_logit", "special_xlogy", "special_xlog1py", "real_only", "sinc_taylor"}
+    "special_logit", "special_xlogy", "special_xlog1py", "real_only", "sinc_taylor",
+    "own_copy"}
 
 
 def broadcast_text(t: Any, atoms: list[Any]) -> str:

@@ -206,11 +206,16 @@ def draw_rule(b: Batch, s: Let) -> str:
                       "report this: vmap places draws itself")
 
 
+def call_text(args: list[str], params: dict) -> str:
+    """A user function's call as written; an argument it writes into (``y += v``,
+    ``params["copies"]``: frontend/param_writes.py) given as ``own_copy(a)``."""
+    copies = params.get("copies", ())
+    args = [f"own_copy({a})" if i in copies else a for i, a in enumerate(args)]
+    return f"{params['spelling']}({', '.join(args)})"
+
+
 # A call to a user function: transformed recursively into its own emitted function.
-defprim(
-    "call", None, "(*args)", diff=("args",), family="structure",
-    spelling=lambda args, params: f"{params['spelling']}({', '.join(args)})",
-)
+defprim("call", None, "(*args)", diff=("args",), family="structure", spelling=call_text)
 
 # Python's range: the iteration space of a loop, no derivative.
 defprim(

@@ -252,8 +252,8 @@ def spell(s: Let) -> str:
     args = [atom_text(a) for a in s.args]
     if s.prim == "kept":
         return prim.spelling(args, s.params)
-    if s.prim == "call":
-        return f"{s.params['spelling']}({', '.join(args)})"
+    if s.prim == "call":  # (own_copy(a) where the callee writes into a)
+        return prim.spelling(args, s.params)
     if s.prim in ("odeint", "odeint_adjoint", "odeint_tangent"):  # (params: the callee)
         return prim.spelling(args, s.params)
     if s.prim == "getitem":
