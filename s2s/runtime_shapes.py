@@ -7,7 +7,8 @@ come from NumPy evaluating the operation on 0-d or size-1 stand-ins (under NumPy
 promotion rules a result's dtype does not depend on the operands' sizes), and a
 ``view_stand_in`` is a zero-strided view of one element, whatever its shape.
 And ``OtherPath``, which vmap's code made for one path's ranks raises on the other;
-and ``python_float``, which gives ``math.log(v)``'s result math's dtype.
+and ``python_float``, which gives ``math.log(v)``'s result math's dtype, and
+``list_item``, which gives a list's item read at a run-time index Python's type.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ __all__ = ["ShapeDtypeStruct", "stand_in_0d", "stand_in_1", "view_stand_in", "sm
            "reduced_shape", "reshaped_shape", "concatenated_shape", "stacked_shape", "indexed_shape",
            "sized_shape", "arange_shape", "operand_shape",
            "kron_shape", "inner_shape", "diffed_shape", "tiled_shape", "repeated_shape",
-           "joined_dtype", "spaced_shape", "array_shape", "einsum_batched", "python_float"]
+           "joined_dtype", "spaced_shape", "array_shape", "einsum_batched", "python_float",
+           "list_item"]
 
 # the most elements the operands of a primitive without a shape rule may have: it is
 # evaluated on stand-ins of those shapes (its result may be larger, so this stays small)
@@ -509,3 +511,17 @@ def python_float(x):
     float32 array float32) where NumPy's ``np.log(v)`` gave a NumPy scalar; an array (a
     batch of values, a JAX value) as it is."""
     return float(x) if isinstance(x, np.generic) else x
+
+
+def list_item(x, items, index):
+    """``items[index]`` as Python reads the list or tuple ``items`` where emitted code read
+    it through their array (``x``: ``np.asarray(TABLE)[i]``, ``np.stack(xs)[i]``): the
+    item itself where ``index`` is one integer and the item a Python number (weak: ``lr
+    * w`` of a float32 ``w`` stays float32, as in the function run as written; the
+    array's item is a float64 NumPy scalar), else ``x`` (an array's row, a batch of
+    indexes, a JAX value)."""
+    if isinstance(x, np.generic) and isinstance(index, (int, np.integer)):
+        item = items[index]
+        if type(item) in (int, float, bool, complex):
+            return item
+    return x
