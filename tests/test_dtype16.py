@@ -136,8 +136,9 @@ def _fd_hessian(grad, x, eps=1e-5):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("name", list(PROD_CASES))
-def test_second_derivatives_at_special_values(name) -> None:
+def test_second_derivatives_at_special_values(name, dtype) -> None:
     """Zeros (one, two, all), negatives, size-1 and size-0 axes: s2s's gradient and
     Hessian are JAX's (finite where JAX's are: the product of the others, to second
     order), and the Hessian is central differences of s2s's gradient."""
@@ -146,15 +147,16 @@ def test_second_derivatives_at_special_values(name) -> None:
     jax.config.update("jax_enable_x64", True)
     J = jax_twin(F)
     f, j = getattr(F, name), getattr(J, name)
+    tol = dict(rtol=1e-9, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-5, atol=1e-6)
     for x in PROD_CASES[name]:
-        x = np.asarray(x, float)
-        np.testing.assert_allclose(s2s.grad(f)(x), jax.grad(j)(x), rtol=1e-9, atol=1e-12,
-                                   err_msg=f"{name} grad at {x.tolist()}")
-        h = np.asarray(s2s.hessian(f)(x))
-        np.testing.assert_allclose(h, jax.hessian(j)(x), rtol=1e-9, atol=1e-12,
-                                   err_msg=f"{name} hessian at {x.tolist()}")
+        x = np.asarray(x, dtype)
+        for key, got, want in [("grad", s2s.grad(f)(x), jax.grad(j)(x)),
+                               ("hessian", s2s.hessian(f)(x), jax.hessian(j)(x))]:
+            assert np.asarray(got).dtype == np.asarray(want).dtype, key
+            np.testing.assert_allclose(got, want, **tol, err_msg=f"{name} {key} at {x}")
+        h = np.asarray(got)
         assert np.all(np.isfinite(h))
-        if x.size:
+        if x.size and dtype == np.float64:
             np.testing.assert_allclose(h, _fd_hessian(s2s.grad(f), x), rtol=1e-5, atol=1e-6)
 
 
