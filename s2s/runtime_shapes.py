@@ -7,8 +7,9 @@ come from NumPy evaluating the operation on 0-d or size-1 stand-ins (under NumPy
 promotion rules a result's dtype does not depend on the operands' sizes), and a
 ``view_stand_in`` is a zero-strided view of one element, whatever its shape.
 And ``OtherPath``, which vmap's code made for one path's ranks raises on the other;
-and ``python_float``, which gives ``math.log(v)``'s result math's dtype; and
-``own_copy``, an array a callee writes into, copied where emitted code calls it.
+and ``python_float``, which gives ``math.log(v)``'s result math's dtype;
+``own_copy``, an array a callee writes into, copied where emitted code calls it;
+and ``list_item``, which gives a list's item read at a run-time index Python's type.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ __all__ = ["ShapeDtypeStruct", "stand_in_0d", "stand_in_1", "view_stand_in", "sm
            "sized_shape", "arange_shape", "operand_shape",
            "kron_shape", "inner_shape", "diffed_shape", "tiled_shape", "repeated_shape",
            "joined_dtype", "spaced_shape", "array_shape", "einsum_batched", "python_float",
-           "own_copy"]
+           "own_copy", "list_item"]
 
 # the most elements the operands of a primitive without a shape rule may have: it is
 # evaluated on stand-ins of those shapes (its result may be larger, so this stays small)
@@ -519,3 +520,17 @@ def own_copy(x):
     is the same after the call (a gradient's backward reads it); a number, a NumPy
     scalar or a JAX value (immutable) as it is."""
     return np.copy(x) if isinstance(x, np.ndarray) else x
+
+
+def list_item(x, items, index):
+    """``items[index]`` as Python reads the list or tuple ``items`` where emitted code read
+    it through their array (``x``: ``np.asarray(TABLE)[i]``, ``np.stack(xs)[i]``): the
+    item itself where ``index`` is one integer and the item a Python number (weak: ``lr
+    * w`` of a float32 ``w`` stays float32, as in the function run as written; the
+    array's item is a float64 NumPy scalar), else ``x`` (an array's row, a batch of
+    indexes, a JAX value)."""
+    if isinstance(x, np.generic) and isinstance(index, (int, np.integer)):
+        item = items[index]
+        if type(item) in (int, float, bool, complex):
+            return item
+    return x

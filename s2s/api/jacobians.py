@@ -499,6 +499,8 @@ class JacRev(_JacobianCode):
                     (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))
                     for x in _leaves(args[i])]) for i in argnums)
                 rows = rows if self.tuple_out else rows[0]
+        except (ValueError, IndexError) as err:  # (a singular matrix: at your line)
+            reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted VJP: your line)
             raise refusal_at_user_line(err, t.ir) from None
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out,

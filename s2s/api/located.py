@@ -299,8 +299,11 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
     located = _located(err, ir)
     if located is None:
         loc = _note_user_line(err, ir, func)
-        if loc is not None and isinstance(err, np.linalg.LinAlgError) and \
-                "singular" in str(err).lower():
+        singular = isinstance(err, np.linalg.LinAlgError) and "singular" in str(err).lower()
+        if loc is None and singular and not isinstance(err, SingularMatrixError) and \
+                _emitted_line(err) is not None:
+            loc = _linalg_loc(ir)  # (code made from code s2s made: hessian's, jacfwd's)
+        if loc is not None and singular:
             singular = SingularMatrixError(
                 f"NumPy's LinAlgError ({err}) from the code made from this line: its "
                 "derivative rules need an invertible matrix (np.linalg.qr's solves "
@@ -314,6 +317,21 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
 
 
 _NOTE = "s2s: raised by the code made from"
+# NumPy's linear algebra whose derivative rules solve with the matrix
+_SOLVING = ("slogdet", "det", "inv", "solve", "pinv", "matrix_power", "cholesky", "qr",
+            "lstsq", "eigh", "eig", "svd", "eigvalsh", "cond", "tensorsolve", "tensorinv")
+
+
+def _linalg_loc(ir: Any) -> Any:
+    """The user's line of the one linear-algebra call in ``ir`` (the function's own
+    line where it has several or none), for a singular matrix met in code made from
+    code s2s made (a Hessian's vmap probe), whose lines quote no user line; None
+    where ``ir`` is not the user's."""
+    if ir is None or getattr(ir, "loc", None) is None or str(ir.loc.file).startswith("<s2s:"):
+        return None
+    found = {s.loc for s in walk(ir.body) if isinstance(s, Let) and getattr(
+        s, "loc", None) is not None and s.prim.rpartition(".")[2] in _SOLVING}
+    return next(iter(found)) if len(found) == 1 else ir.loc
 
 
 def _note_user_line(err: BaseException, ir: Any, func: str) -> Loc | None:

@@ -413,10 +413,8 @@ class ExprLowerer:
                 return folded
             if isinstance(base.value, (tuple, list)) and all(
                     isinstance(v, (int, float)) for v in base.value):
-                # TABLE[i] for a run-time i: the numbers as an array, read at each call
-                base = Const(np.asarray(base.value), f"np.asarray({base.text})")
-                self.n.resolver.bind_namespace("np", node)
-            elif not isinstance(base.value, (np.ndarray, str)):
+                return _table_read(self.n, node, base, index, self.target(target, name))
+            if not isinstance(base.value, (np.ndarray, str)):
                 raise self.n.unsupported(
                     node, "subscripts of this constant are supported with constant "
                     "keys only", "index it with a constant, or pass the value as an "
@@ -693,3 +691,15 @@ def per_call(err: TransformError) -> TransformError:
     spread, whose value the call knows."""
     err.per_call = True  # type: ignore[attr-defined]
     return err
+
+
+def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> Atom:
+    """``TABLE[i]`` of a module list of numbers by a run-time ``i``: the numbers as an
+    array, read at each call, and the item as Python reads the list (``list_item``: a
+    Python number, weak, where the array's item is a float64 NumPy scalar)."""
+    n.resolver.bind_namespace("np", node)
+    array = Const(np.asarray(table.value), f"np.asarray({table.text})")
+    if len(index.items) != 1 or isinstance(index.items[0], Slice):
+        return n.emit(target, "getitem", (array,), {"index": index}, node)
+    read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
+    return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)

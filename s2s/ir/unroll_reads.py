@@ -93,7 +93,12 @@ class StackedReads:
             (here if outside is None else outside).extend(made)
             self.stacks[base.name] = stacks
         if len(stacks) == 1 and not _positions(u.trees[base.name]):
-            return here, Let(s.target, "getitem", (Var(stacks[0]),), s.params, s.loc)
+            # (the row, then the item as Python reads the list: a Python number where
+            # the item is one, weak as Python's: runtime.list_item)
+            row = u.let(Let(u.names.fresh(f"{s.target}_row"), "getitem", (Var(stacks[0]),),
+                            s.params, s.loc))
+            return here + [row], Let(s.target, "list_item", (
+                Var(row.target), base, s.params["index"].items[0]), {}, s.loc)
         rows = []
         plain = {**s.params, "index": Index(s.params["index"].items, False)}
         for stacked in stacks:

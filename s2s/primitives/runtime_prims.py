@@ -110,6 +110,26 @@ def own_copy_vjp(g, ans, x):
 
 deflinear("own_copy", "x")
 
+
+_defhelper("list_item", "(x, items, index)", diff=("x",),
+           note="a list's item read at a run-time index through its array (x): the "
+           "item itself where it is a Python number (weak, as Python's read of the "
+           "list), else x; the identity for derivatives")
+
+
+@defvjp("list_item")
+def list_item_vjp(g, ans, x, items, index):
+    return g
+
+
+deflinear("list_item", "x")
+
+
+@batch_rule("list_item")
+def list_item_batch(b: Any, s: Let) -> str:
+    """As it is: a batched item or index is an array, which the helper returns."""
+    return args_text(s, [atom_text(a) for a in s.args])
+
 _defhelper("real_only", "(x, what)", diff=("x",), batch="broadcasting",
            note="x itself; complex values refused where a rule is written for real ones")
 

@@ -177,7 +177,7 @@ class ListBatching:
         out.append(Line(f"{s.target} = [{', '.join(items)}]"))
 
     def tree_item(self, s: Let, out: list[Any]) -> bool:
-        if not isinstance(self.kind(s.args[0].name), Tree):
+        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Tree):
             return False
         key = self.facts.container_key(s, self.kind(s.args[0].name))
         self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())

@@ -69,14 +69,12 @@ EXPECTED_F32: dict[str, str] = {
     # `np.asarray([x[0], 1.0])` is float64); gradients float32 alike
     "heun_float_clock": "dtype",
     "array_of_scalars": "dtype",
-    # the same two stages, but NumPy's own function gives float32 here: s2s's value is
-    # float64 (`lr = SCHEDULE[STEP % len(SCHEDULE)]`, a Python float of a module list,
-    # read as a float64 scalar: not weak); found by this probe, not fixed
-    "schedule_step_state": "dtype",
-    # jvp's primal float64 where NumPy's own function (and s2s.jit's value) is
-    # float32: `total = 0.0` then `total + s * np.sum(...)` over a tuple default's
-    # Python floats; found by this probe, not fixed
-    "for_else_static": "dtype",
+    # (`schedule_step_state`, `lr = SCHEDULE[STEP % len(SCHEDULE)]` of a module list,
+    # and `for_else_static`, a tuple default's Python floats read in a kept loop, gave
+    # a float64 value where NumPy's own function gives float32: the item was read
+    # through its array, `np.asarray(SCHEDULE)[i]`, `np.stack(items)[i]`, a float64
+    # NumPy scalar; now `list_item` gives the Python number, weak as Python's read:
+    # tests/test_dtype16.py)
     # NumPy's bincount sums float32 weights into float64 (JAX's stays float32): the
     # value and jvp's tangent float64, as NumPy's own function; gradients float32
     "bincount_weighted": "dtype",
