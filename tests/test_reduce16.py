@@ -1,0 +1,149 @@
+"""Issues 23 and 27 (reduce16).
+
+* The alias checks of a call (api/arguments.py ``_shares``, ``_own_arrays``) over many
+  arrays answer through an index of memory extents (api/overlaps.py), linear in their
+  number: its answers are ``np.may_share_memory``'s, pair by pair, over views of every
+  kind (reversed, strided, broadcast, size 0, 0-d, overlapping windows, one array
+  twice), and a gradient with respect to a list of 40 arrays that are views of one
+  buffer, or that is one array in many places, comes back with each leaf its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s.api import arguments, overlaps
+
+
+def _views(rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """Arrays of every kind of layout over two buffers and some arrays of their own."""
+    a = np.arange(60.0)
+    b = np.arange(24.0).reshape(4, 6)
+    made = [a, b, np.ones(3), np.empty(0), np.float64(2.0) * np.ones(())]
+    kinds = [
+        lambda: a[rng.integers(0, 30):rng.integers(30, 61)],
+        lambda: a[::-1][rng.integers(0, 20)::rng.integers(1, 4)],
+        lambda: a[rng.integers(0, 50):][:rng.integers(0, 3)],  # (size 0 or 1 or 2)
+        lambda: b[:, rng.integers(0, 6)],
+        lambda: b[rng.integers(0, 4)],
+        lambda: b.T[::-2],
+        lambda: np.broadcast_to(a[rng.integers(0, 60)], (3, 2)),
+        lambda: np.lib.stride_tricks.sliding_window_view(a[:10], 3)[rng.integers(0, 8)],
+        lambda: np.ones(rng.integers(0, 3)),
+        lambda: made[rng.integers(0, len(made))],  # (one array twice)
+        lambda: a[rng.integers(0, 60)],  # (a 0-d view)
+        lambda: a.view(np.int32)[1::4],
+    ]
+    out = list(made)
+    while len(out) < count:
+        v = kinds[rng.integers(0, len(kinds))]()
+        out.append(np.asarray(v) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else v)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_extents_answer_as_may_share_memory_pair_by_pair(seed):
+    rng = np.random.default_rng(seed)
+    arrays = _views(rng, 60)
+    for k in range(0, 60, 7):
+        theirs, mine = arrays[:k], arrays[k:]
+        index = overlaps.Extents(theirs)
+        for a in mine:
+            assert index.overlaps(a) == any(np.may_share_memory(a, b) for b in theirs)
+    for k in (2, 17, 30, 60):
+        some = [arrays[i] for i in rng.permutation(len(arrays))[:k]]
+        want = any(np.may_share_memory(a, b) for i, a in enumerate(some)
+                   for b in some[i + 1:])
+        assert overlaps.any_overlap(some) == want
+        seen, kept = overlaps.Disjoint(), []
+        for a in some:
+            assert seen.add_unless_overlapping(a) == any(np.may_share_memory(a, s)
+                                                         for s in kept)
+            if not any(np.may_share_memory(a, s) for s in kept):
+                kept.append(a)
+
+
+def test_shares_indexed_answers_as_pairwise():
+    """``_shares`` past its pairwise budget (the index) says what it said before it."""
+    rng = np.random.default_rng(5)
+    arrays = _views(rng, 80)
+    foreign = arguments._Arrays(arrays[:40])
+    queries = arrays[40:] + [np.ones(3), arrays[0], arrays[1]]
+    pairwise = [arguments._shares(g, list(foreign)) for g in queries]
+    indexed = [arguments._shares(g, foreign) for g in queries * 2]
+    assert foreign.indexed
+    assert indexed == pairwise * 2
+
+
+def test_gradient_lists_of_many_arrays_come_back_their_own():
+    """``_fix_one`` and ``_own_arrays`` (a call's last step) over 40 leaves, past the
+    pairwise budgets: a leaf that is an argument, a view of one, or a leaf twice is
+    copied, the others are returned as they are."""
+    buf = np.linspace(-1.0, 1.0, 90)
+    ys = [buf[i:i + 5] for i in range(0, 80, 2)]
+    fresh = [np.cos(y) for y in ys]
+    grads = list(fresh)
+    grads[3], grads[7], grads[11] = ys[3], buf[14:19], grads[10]  # (an argument, a view)
+    got = arguments._own_arrays(arguments._fix_one(grads, ys, (ys,), False))
+    assert type(got) is list and len(got) == len(ys)
+    for k, (g, y) in enumerate(zip(got, ys)):
+        np.testing.assert_array_equal(g, grads[k])
+        assert not any(np.may_share_memory(g, a) for a in ys)
+        assert not any(np.may_share_memory(g, h) for h in got[k + 1:])
+        assert (g is grads[k]) == (k not in (3, 7, 11))
+
+
+def test_alias_checks_of_many_leaves_are_linear(monkeypatch):
+    """A gradient of 400 leaves with respect to 400 views: the checks that its leaves
+    share no memory with the arguments or each other make fewer than 10 pairwise
+    tests a leaf (main before issue 27: 80,000 for the leaves among themselves)."""
+    buf = np.linspace(-1.0, 1.0, 1200)
+    ys = [buf[3 * i:3 * i + 3] for i in range(400)]
+    grads = [np.cos(y) for y in ys]
+    grads[5] = ys[5]
+    tests = []
+    real = np.may_share_memory
+    monkeypatch.setattr(np, "may_share_memory", lambda a, b, *r: tests.append(1) or real(
+        a, b, *r))
+    got = arguments._own_arrays(arguments._fix_one(grads, ys, (ys,), False))
+    assert len(tests) < 10 * len(ys)
+    assert got[5] is not ys[5] and not np.may_share_memory(got[5], buf)
+    assert all(g is h for k, (g, h) in enumerate(zip(got, grads)) if k != 5)
+
+
+def _list_loss(ys):
+    t = 0.0
+    for y in ys:
+        t = t + np.sum(np.sin(y) * y)
+    return t
+
+
+def _expected(ys):
+    return [np.sin(y) + y * np.cos(y) for y in ys]
+
+
+@pytest.mark.slow
+def test_list_of_views_gets_gradients_of_its_own():  # (its transform: 5 s)
+    """40 arguments that are views of one buffer (and one array twice): each gradient
+    leaf is a fresh array, none shares memory with an argument or another leaf,
+    writing into one changes no later result; 1st, 3rd and 10th call."""
+    buf = np.linspace(-1.0, 1.0, 90)
+    ys = [buf[i:i + 5] for i in range(0, 80, 2)] + [buf[::-1][:4]]
+    ys.append(ys[3])
+    grad = s2s.grad(_list_loss)
+    want = _expected(ys)
+    for call in range(10):
+        got = grad(ys)
+        if call in (0, 2, 9):
+            assert type(got) is list and len(got) == len(ys)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+                assert g.flags.writeable
+                assert not any(np.may_share_memory(g, y) for y in ys)
+            assert not overlaps.any_overlap(got)
+            for i, g in enumerate(got):
+                assert not any(np.may_share_memory(g, h) for h in got[i + 1:])
+            got[0][...] = 99.0
+    assert not any(np.may_share_memory(buf, g) for g in got)
