@@ -6,12 +6,21 @@
   kind (reversed, strided, broadcast, size 0, 0-d, overlapping windows, one array
   twice), and a gradient with respect to a list of 40 arrays that are views of one
   buffer, or that is one array in many places, comes back with each leaf its own.
+* Module containers (a tuple of dicts, a dict, a list; a callee's tuple-of-dicts
+  default) keep the signature fast path (api/contents.py), and a value changed in
+  place before the 2nd, 3rd and 10th calls gives that call the right gradient.
+* Checks whose test is constants once loops are unrolled (ir/settled_checks.py): not
+  emitted where they never fail, refused where they always fail.
+* A list rebuilt by a comprehension over a list argument, read by a loop counter or
+  an int argument (ir/unroll.py, ir/unroll_reads.py).
+Oracles: ``np.may_share_memory`` pair by pair, closed forms (Python loops).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import reduce16_fns as fns
 
 import s2s
 from s2s.api import arguments, overlaps
@@ -196,6 +205,7 @@ def _change(name, call):
         _weighted.__defaults__[0][0]["w"] = w
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,fn", [("specs", _by_specs), ("spec", _by_spec),
                                      ("rows", _by_rows), ("default", _by_default)])
 def test_module_containers_changed_in_place_give_the_right_gradient(name, fn):
@@ -232,6 +242,26 @@ def _by_spec_x(x):
     return np.sum(np.sin(x) ** 2) * SPEC_X["w"]
 
 
+def test_module_tuple_of_dicts_changed_in_place_keeps_the_fast_path():
+    """The default tier's case of the sweep above: ``SPECS[0]["w"]`` written before
+    the 2nd and 3rd calls, float64."""
+    saved = SPECS[0]["w"]
+    try:
+        grad = s2s.grad(_by_specs)
+        x = np.linspace(-0.7, 0.9, 8)
+        for call in range(4):
+            if call in (1, 2):
+                SPECS[0]["w"] = float(call + 2)
+            want = 2 * np.sin(x) * np.cos(x) * SPECS[0]["w"]
+            np.testing.assert_allclose(grad(x), want, rtol=1e-12, atol=1e-12)
+        grad.wait_specialized()
+        entries = [e for e in grad._by_signature.values() if e.text is not None]
+        assert entries and entries[-1].valid()
+    finally:
+        SPECS[0]["w"] = saved
+
+
+@pytest.mark.slow
 def test_module_dict_key_added_or_value_made_an_array_leaves_the_fast_path():
     """A key added, a number made an array: the call goes the generic way and the
     gradient follows (the structure the code was made for changed)."""
@@ -247,3 +277,77 @@ def test_module_dict_key_added_or_value_made_an_array_leaves_the_fast_path():
     spec["w"] = np.array(0.5)  # (a 0-d array where a float was)
     for _ in range(3):
         np.testing.assert_allclose(grad(x), np.sin(x) * np.cos(x), rtol=1e-12)
+
+
+# ---- issue 27: checks decided by constants ------------------------------------------
+
+
+@pytest.mark.slow
+def test_constant_false_checks_are_not_emitted():
+    """``if 3 == 0: raise`` (an unrolled loop's counter) and ``assert 3 > 0`` are
+    dropped; the gradient is 6 cos(w) (1st, 3rd, 10th call, float64 and float32)."""
+    grad = s2s.grad(fns.checked_in_loop)
+    for call in range(10):
+        w = np.linspace(-1.0, 1.0, 5) * (call + 1)
+        for dtype in (np.float64, np.float32):
+            got = grad(w.astype(dtype))
+            tol = 1e-12 if dtype == np.float64 else 2e-6
+            np.testing.assert_allclose(got, 6 * np.cos(w), rtol=tol, atol=tol)
+    text = s2s.source(grad)
+    assert "raise" not in text and "assert" not in text and "== 0" not in text, text
+
+
+def test_constant_true_check_is_refused_where_written():
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.grad(fns.always_raises)(np.ones(3))
+    message = str(err.value)
+    assert "fails at every call" in message and "`0 == 0`" in message
+    assert "reduce16_fns.py" in message and "if n == 0:" in message
+
+
+@pytest.mark.slow
+def test_constant_true_check_under_a_branch_raises_when_it_runs():
+    grad = s2s.grad(fns.raises_in_a_branch)
+    w = np.linspace(-1.0, 1.0, 4)
+    np.testing.assert_allclose(grad(w), np.cos(w), rtol=1e-12)
+    with pytest.raises(TypeError, match="too large"):
+        grad(w + 100.0)
+
+
+# ---- issue 27: a list rebuilt by a comprehension, read by a key ---------------------
+
+
+def test_rebuilt_list_read_by_a_loop_counter():
+    _rebuilt_by_counter(np.float64)
+
+
+@pytest.mark.slow
+def test_rebuilt_list_read_by_a_loop_counter_float32():
+    _rebuilt_by_counter(np.float32)
+
+
+def _rebuilt_by_counter(dtype):
+    """d/dy of sum((2y)^2) is 8y, per item (a Python loop's): 1st, 3rd, 10th call,
+    values changing."""
+    grad = s2s.grad(fns.rebuilt_by_counter)
+    for call in range(10):
+        ys = [np.arange(3.0, dtype=dtype) * (call + 1), np.ones(2, dtype) - call]
+        got = grad(ys)
+        assert type(got) is list and len(got) == 2
+        tol = 1e-12 if dtype == np.float64 else 2e-5
+        for g, y in zip(got, ys):
+            assert g.dtype == dtype
+            np.testing.assert_allclose(g, 8 * y.astype(float), rtol=tol, atol=tol)
+
+
+@pytest.mark.slow
+def test_rebuilt_list_read_by_an_int_argument():
+    """``ys[i]`` for a Python int ``i``: 2 cos(2 ys[i]) at item i, zeros elsewhere."""
+    grad = s2s.grad(fns.rebuilt_by_argument)
+    ys = [np.linspace(0.0, 1.0, 3), np.linspace(-1.0, 0.5, 3), np.full(3, 0.25)]
+    for call in range(10):
+        i = (0, 2, 1)[call % 3]
+        got = grad(ys, i)
+        for k, (g, y) in enumerate(zip(got, ys)):
+            want = 2 * np.cos(2 * y) if k == i else np.zeros(3)
+            np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
