@@ -250,7 +250,8 @@ def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
                 return id(g) in foreign.ids or foreign.views().overlaps(g)
             return foreign.every().overlaps(g)
         foreign.spent += len(foreign)
-        if foreign.spent > PAIRS_PER_EXTENT * len(foreign):  # (the next call indexes)
+        if foreign.spent > PAIRS_PER_EXTENT * len(foreign) > 2 * PAIRS_PER_EXTENT ** 2:
+            # (the next call indexes; a few arrays are tested pairwise, as before)
             foreign.indexed, foreign.ids = True, frozenset(map(id, foreign))
     if g.base is None:
         return any(a is g or (a.base is not None and np.may_share_memory(a, g))
