@@ -216,11 +216,13 @@ class _Arrays(list):
     has spent on them pairwise; past what indexing their extents costs, an index of
     them answers instead (api/overlaps.py: linear in their number, the same answers)."""
 
-    spent = 0
-    indexed = False
-    ids: frozenset = frozenset()
-    _views: Extents | None = None
-    _every: Extents | None = None
+    __slots__ = ("spent", "indexed", "ids", "_views", "_every")
+
+    def __init__(self, arrays: Any = ()) -> None:
+        super().__init__(arrays)
+        self.spent, self.indexed, self.ids = 0, False, frozenset()
+        self._views: Extents | None = None
+        self._every: Extents | None = None
 
     def views(self) -> Extents:
         """The extents of those that do not own their memory."""
@@ -265,7 +267,7 @@ def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
     free name's value (an object's attribute, a NamedTuple's field, a function's
     default or closure cell, a global a function reads), or by a name the emitted
     module binds itself (``gdef_w = W0``, a callee's default passed on)."""
-    out = _Arrays(a for a in _leaves(args) if isinstance(a, np.ndarray))
+    out = _Arrays([a for a in _leaves(args) if isinstance(a, np.ndarray)])
     free = getattr(fn, "__s2s_free__", ())
     held = _held_names(fn) if fn is not None else ()
     if not free and not held:
