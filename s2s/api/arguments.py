@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ir.kinds import kind_of
 from .methods import float0
+from .overlaps import PAIRS_PER_EXTENT, Disjoint, Extents, any_overlap
 from .trees import _leaves, _rebuild, _sorted_kind, _sorted_leaves
 
 
@@ -210,7 +211,32 @@ def _as_is(g: Any, primal: Any, foreign: list[np.ndarray], fresh: bool = False) 
     return False
 
 
-class _Unbounded(list):
+class _Arrays(list):
+    """The foreign arrays of a call (``_foreign``, ``_reachable``), with what ``_shares``
+    has spent on them pairwise; past what indexing their extents costs, an index of
+    them answers instead (api/overlaps.py: linear in their number, the same answers)."""
+
+    __slots__ = ("spent", "indexed", "ids", "_views", "_every")
+
+    def __init__(self, arrays: Any = ()) -> None:
+        super().__init__(arrays)
+        self.spent, self.indexed, self.ids = 0, False, frozenset()
+        self._views: Extents | None = None
+        self._every: Extents | None = None
+
+    def views(self) -> Extents:
+        """The extents of those that do not own their memory."""
+        if self._views is None:
+            self._views = Extents([a for a in self if a.base is not None])
+        return self._views
+
+    def every(self) -> Extents:
+        if self._every is None:
+            self._every = Extents(self)
+        return self._every
+
+
+class _Unbounded(_Arrays):
     """The foreign arrays of a call whose reachable objects were too many to walk:
     every array of the result is copied (``_shares`` says yes to anything)."""
 
@@ -220,6 +246,15 @@ def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
     its buffer shares it only with itself and with views of it."""
     if type(foreign) is _Unbounded:
         return True
+    if type(foreign) is _Arrays:
+        if foreign.indexed:
+            if g.base is None:
+                return id(g) in foreign.ids or foreign.views().overlaps(g)
+            return foreign.every().overlaps(g)
+        foreign.spent += len(foreign)
+        if foreign.spent > PAIRS_PER_EXTENT * len(foreign) > 2 * PAIRS_PER_EXTENT ** 2:
+            # (the next call indexes; a few arrays are tested pairwise, as before)
+            foreign.indexed, foreign.ids = True, frozenset(map(id, foreign))
     if g.base is None:
         return any(a is g or (a.base is not None and np.may_share_memory(a, g))
                    for a in foreign)
@@ -232,7 +267,7 @@ def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
     free name's value (an object's attribute, a NamedTuple's field, a function's
     default or closure cell, a global a function reads), or by a name the emitted
     module binds itself (``gdef_w = W0``, a callee's default passed on)."""
-    out = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
+    out = _Arrays([a for a in _leaves(args) if isinstance(a, np.ndarray)])
     free = getattr(fn, "__s2s_free__", ())
     held = _held_names(fn) if fn is not None else ()
     if not free and not held:
@@ -254,7 +289,7 @@ def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
 def _reachable(values: Any) -> list[np.ndarray]:
     """The arrays ``values`` (an iterable of objects) can reach, as ``_foreign``
     walks them (an ``_Unbounded`` list where there were too many objects to walk)."""
-    walk = _Reach([])
+    walk = _Reach(_Arrays())
     for value in values:
         walk.add(value, 0)
     return _Unbounded(walk.out) if walk.over else walk.out
@@ -400,10 +435,9 @@ def _own_arrays(tree: Any) -> Any:
     memory with, an earlier leaf is copied (``f(a, b) = sum(sin(a + b))`` computes one
     cotangent for both; a caller writing into one gradient must not change another)."""
     leaves = [x for x in _leaves(tree) if type(x) is np.ndarray]
-    if len(leaves) < 2 or not any(np.may_share_memory(a, b) for i, a in enumerate(leaves)
-                                  for b in leaves[i + 1:]):
+    if len(leaves) < 2 or not any_overlap(leaves):
         return tree
-    seen: list[np.ndarray] = []
+    seen = Disjoint()  # (the leaves kept: a copy shares with none of them)
 
     def own(x: Any) -> Any:
         t = type(x)
@@ -411,10 +445,8 @@ def _own_arrays(tree: Any) -> Any:
             return {k: own(v) for k, v in x.items()}
         if t is tuple or t is list:
             return t(own(v) for v in x)
-        if t is np.ndarray:
-            if any(np.may_share_memory(x, s) for s in seen):
-                x = x.copy()
-            seen.append(x)
+        if t is np.ndarray and seen.add_unless_overlapping(x):
+            x = x.copy()
         return x
 
     return own(tree)

@@ -22,6 +22,7 @@ from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
 from ..transforms.module import shared_default
 from ..transforms.replay import has_effects
+from .contents import Contents, contents
 from .trees import Fields, Record
 
 # S2S_SPECIALIZE: "1" (the default) specializes on a thread started by a signature's
@@ -97,7 +98,7 @@ _INEXACT_SCALARS = {t: (np.dtype(t), None) for t in (
 class FreeSnapshot:
     """The objects a function's free names held when a signature was cached: later
     calls take the fast path only while each name holds the same object (an array
-    also keeps its shape)."""
+    also keeps its shape; a list, dict or tuple of them its items: ``Contents``)."""
 
     def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
@@ -111,6 +112,7 @@ class FreeSnapshot:
         defaults: dict[int, tuple[Any, Any, Any, list[tuple[Any, Any]]]] = {}
         self._others: list[tuple[Any, Any]] = []
         self._layouts: list[tuple[np.ndarray, tuple, np.dtype]] = []
+        self._contents: list[tuple[Any, Contents]] = []  # (a container's items)
         for var, value, layout in items:
             how, where, key = _how_read(var)
             if how is _SCOPE:
@@ -124,7 +126,9 @@ class FreeSnapshot:
                 found[3].append((var, value))
             else:
                 self._others.append((var, value))
-            if layout is not None:
+            if type(layout) is Contents:
+                self._contents.append((value, layout))
+            elif layout is not None:
                 self._layouts.append((value, layout[0], layout[1]))
         self._defaults = list(defaults.values())
         # a class of the user's: its methods too (a constructor's, replaced, is code
@@ -142,10 +146,14 @@ class FreeSnapshot:
                 value = var.read()
             except (KeyError, ValueError):
                 return None
+            inside = None
             if isinstance(value, (list, dict, set)) or shared_default(value):
-                return None  # (a tuple of dicts too: changed in place, not rebound)
+                # (a tuple of dicts too: changed in place, not rebound) its items then
+                inside = contents(value)
+                if inside is None:
+                    return None
             items.append((var, value, (value.shape, value.dtype)
-                          if isinstance(value, np.ndarray) else None))
+                          if isinstance(value, np.ndarray) else inside))
         return FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
@@ -175,6 +183,9 @@ class FreeSnapshot:
             return False
         for value, shape, dtype in self._layouts:  # (an array reshaped in place)
             if value.shape != shape or value.dtype != dtype:
+                return False
+        for value, inside in self._contents:  # (a container changed in place)
+            if not inside.same(value):
                 return False
         return all(class_methods(cls) == methods for cls, methods in self._classes)
 
@@ -230,6 +241,9 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
     for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
         env[f"{p}a{i}"], env[f"{p}s{i}"], env[f"{p}y{i}"] = value, shape, dtype
         terms.append(f"{p}a{i}.shape == {p}s{i} and {p}a{i}.dtype == {p}y{i}")
+    for i, (value, inside) in enumerate(snapshot._contents):  # (changed in place)
+        env[f"{p}n{i}"], env[f"{p}h{i}"] = value, inside
+        terms.append(f"{p}h{i}.same({p}n{i})")
     for i, (cls, methods) in enumerate(snapshot._classes):
         env[f"{p}m{i}"], env[f"{p}z{i}"] = cls, methods
         terms.append(f"{p}methods({p}m{i}) == {p}z{i}")

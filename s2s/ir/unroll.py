@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import Loc, TransformError, UnpackError, UnsupportedSyntaxError
+from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from .kinds import LEAF, Leaf, Tree, kind_of
 from .names import NameTable, bound_names
 from .nodes import (
@@ -28,37 +28,10 @@ from .nodes import (
     uses,
     walk,
 )
+from .settled_checks import any_constant_check, settled_checks, settled_widths
 from .unroll_dicts import key_order, keys_literal, merged
 from .unroll_lengths import folded_length, length_const
 from .unroll_reads import StackedReads, run_time_key
-
-
-def _settled_widths(u: Any, stmts: list[Stmt]) -> list[Stmt]:
-    """The frontend's checks of an unpacked value's length (frontend/unpacking.py)
-    whose length is a constant of this call (a tuple argument's): Python's ValueError
-    now, at the user's line, where it is wrong; else the check is dropped."""
-    out: list[Stmt] = []
-    for s in stmts:
-        if isinstance(s, Let) and s.prim == "kept" and "width" in s.params and \
-                isinstance(s.args[0], Const):
-            (width, at_least), got = s.params["width"], s.args[0].value
-            if got < width or (got != width and not at_least):
-                raise UnpackError.of(width, got, s.loc, at_least)
-            u.changed = True
-            # (a length known now: the value has items, so its check before goes too)
-            for k in range(len(out) - 1, max(len(out) - 3, -1), -1):
-                if isinstance(out[k], Let) and out[k].prim == "kept" and \
-                        out[k].params.get("items"):
-                    del out[k]
-                    break
-            continue
-        if isinstance(s, If):
-            s = replace(s, body=_settled_widths(u, s.body),
-                        orelse=_settled_widths(u, s.orelse))
-        elif isinstance(s, For):
-            s = replace(s, body=_settled_widths(u, s.body))
-        out.append(s)
-    return out
 
 
 def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
@@ -81,7 +54,9 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
                   if k == LEAF and isinstance(fn.defaults.get(p), (dict, tuple))})
     if not trees and not any(_per_call(s) for s in walk(fn.body)):
         _sorted_values(fn.body)
-        return fn
+        body, settled = settled_checks(fn.body) if any_constant_check(walk(fn.body)) else (
+            fn.body, False)
+        return replace(fn, body=body) if settled else fn
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     # (a loop's carried entry names hold another value at each iteration: never the
@@ -89,7 +64,8 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
     _sorted_values(body)
-    body = _empty_sums(u, _settled_widths(u, body))
+    body, settled = settled_checks(_empty_sums(u, settled_widths(u, body)))
+    u.changed |= settled
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
         raise TransformError(
@@ -469,6 +445,9 @@ class _Unroller:
             # arrays' batch axis, which vmap's rule for `len` of an array reads)
             self.constants[s.target] = length_const(self, n)
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        elif s.prim == "len" and name in self.chains and name not in self.rebound:
+            self.lens[s.target] = len(self.chains[name])  # (`range(len(items))`)
+            self.removable.add(s.target)
         elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
             self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
             self.removable.add(s.target)
@@ -542,7 +521,7 @@ class _Unroller:
         # are then constants too, as JAX's trace unrolls it)
         return len(picks) > 1 or any(
             isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
-            and t.args[0].name in self.trees
+            and (t.args[0].name in self.trees or t.args[0].name in self.chains)
             and any(isinstance(i, Var) and i.name in picks for i in t.params["index"].items)
             for t in walk(s.body)
         )

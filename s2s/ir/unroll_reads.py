@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kinds import Tree
+from .kinds import LEAF, Tree
 from .names import bound_names
 from .nodes import Const, For, Index, Let, Var
 
@@ -31,6 +31,11 @@ def run_time_key(u: Any, s: Let) -> bool:
     if s.prim != "getitem" or not isinstance(s.args[0], Var):
         return False
     kind, index = u.trees.get(s.args[0].name), s.params["index"]
+    chain = u.chains.get(s.args[0].name)
+    if kind is None and chain and s.args[0].name not in u.carried:
+        # a list built by appending, its items known this call (`[v * 2 for v in ys]`)
+        kind = u.trees[s.args[0].name] = Tree(list, tuple(range(len(chain))), tuple(
+            u.trees.get(a.name, LEAF) if isinstance(a, Var) else LEAF for a in chain))
     if not (isinstance(kind, Tree) and kind.type in (tuple, list) and kind.keys):
         return False
     positions = _positions(kind)
