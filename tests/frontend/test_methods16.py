@@ -1,0 +1,63 @@
+"""Issue 23: model classes as people write them, after methods15 (its list of what
+it left): lists grown by two loops (``ir/unroll_chains.py``), a loop over a list
+field in the function itself, a ``@property`` setter pair, a method returning a new
+object of its class, in-place adds of float32 fields keeping float32.
+
+The sweep (``-m slow``) runs methods16_fns.py's functions through grad at calls 1, 3
+and 10, value_and_grad, jvp, vmap of grad, hessian, jit of grad on NumPy and on JAX,
+and the aliasing check, float64 and float32, against JAX on the same source
+(``newcomer_harness.twin``).  The default tier checks against central differences."""
+
+from __future__ import annotations
+
+import methods16_fns as F
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+X4 = np.array([0.3, -0.7, 0.45, 1.2])
+STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
+          "alias")
+CASES = {name: ((X4,), {}) for name in (
+    "two_loops_appending", "two_loops_in_init", "appended_then_walked",
+    "two_loops_then_walked")}
+PROBE = H.Probe(F, CASES, STAGES, tol64=(1e-6, 1e-8))
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", [*CASES])
+def test_methods16_against_jax(name, dtype) -> None:
+    label, verdicts = H.classify(PROBE, name, H.twin(F), dtype)
+    assert label == "ok", verdicts
+
+
+def _against_differences(fn, calls=(1, 3, 10)) -> None:
+    g = s2s.grad(fn)
+    for call in range(1, 13):
+        x = X4 * (1.0 + 0.07 * call * (-1) ** call)
+        got = g(x)
+        if call in calls:
+            np.testing.assert_allclose(got, H.fd_grad(fn, (x,), 1e-6), rtol=1e-6,
+                                       atol=1e-8)
+        assert not np.shares_memory(got, x)
+
+
+def test_two_loops_appending_to_one_list() -> None:
+    """Two unrolled loops appending to one list, then ``out[4]`` (refused before: "index
+    4 is out of range for a list of length 3": the second loop's appends were read as
+    the first's list), and a list grown by appends walked by ``for v in out`` (refused
+    before: "a tuple, list or dict argument can only be indexed with a constant key")."""
+    _against_differences(F.two_loops_appending)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["two_loops_in_init", "appended_then_walked",
+                                  "two_loops_then_walked"])
+def test_grown_lists_against_differences(name) -> None:
+    _against_differences(getattr(F, name))
