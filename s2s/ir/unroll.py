@@ -28,6 +28,7 @@ from .nodes import (
     uses,
     walk,
 )
+from .unroll_calls import call_tree, kind_of_atom
 from .unroll_chains import appended, compose, keyed_per_call
 from .unroll_dicts import key_order, keys_literal, merged
 from .unroll_lengths import folded_length, length_const
@@ -216,6 +217,8 @@ class _Unroller:
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
         self.length_consts: dict[int, Const] = {}  # (ir/unroll_lengths.py)
+        self.depth = 0  # (a callee's unrolling, for the structure it returns: its depth)
+        self.opaque: set[str] = set()  # calls' results whose structure is not known
         # a list literal a loop carries (`items = [m]`, appended to in the loop): its
         # structure, where that loop is unrolled (each copy then binds a name of its own)
         self.held: dict[str, Tree] = {}
@@ -417,23 +420,7 @@ class _Unroller:
 
     def kind_of(self, a: Any) -> Any:
         """The structure of ``a`` in this call: a Tree, LEAF for an array, or None."""
-        if not isinstance(a, Var):
-            return None
-        if a.name in self.trees:
-            return self.trees[a.name]
-        if a.name in self.leaves:
-            return LEAF
-        let = self.made.get(a.name)
-        if let is None or not let.args:
-            return None
-        base = self.kind_of(let.args[0])
-        if let.prim == "identity" or isinstance(base, Leaf) and let.prim == "getitem":
-            return base
-        index = let.params.get("index") if let.prim == "getitem" else None
-        item = index.items[0] if index is not None and len(index.items) == 1 else None
-        if isinstance(base, Tree) and isinstance(item, Const) and item.value in base.keys:
-            return base.child(item.value)
-        return _returned_dict(let)
+        return kind_of_atom(self, a)
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
@@ -443,6 +430,8 @@ class _Unroller:
         s = appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
+        if s.prim == "getitem" and name is not None:
+            call_tree(self, name)  # (`c.terms` of `c = Terms(xs)`: its length known)
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
@@ -620,29 +609,6 @@ def _rebound_list(u: "_Unroller", s: Let, out: list[Stmt]) -> bool:
     return isinstance(a, Var) and getattr(u.trees.get(a.name), "type", None) is list and (
         s.target not in u.carried and s.target not in u.rebound) and any(
         isinstance(t, Let) and t.target == s.target for t in out)
-
-
-def _returned_dict(s: Let) -> Tree | None:
-    """The structure a call of a user function returns where its body ends in one
-    ``return`` of a dict literal of arrays computed there (``return {"loss": loss, "w":
-    w - lr * g}``): its keys, each an array (``train_step(...) | {"n": n}`` merges them
-    per call); None for any other statement or callee."""
-    callee = s.params.get("callee") if s.prim == "call" else None
-    body = getattr(callee, "body", None) if isinstance(callee, Function) else None
-    if not body or not isinstance(body[-1], Return) or any(
-            isinstance(t, Return) for t in walk(body[:-1])):
-        return None
-    lets = {t.target: t for t in walk(body) if isinstance(t, Let)}
-    made = lets.get(getattr(body[-1].value, "name", None))
-    if made is None or made.prim != "make_dict" or "keys" not in made.params:
-        return None
-    for value in made.args:  # (each an array the callee computed: no container)
-        inner = lets.get(value.name) if isinstance(value, Var) else None
-        if inner is None or inner.prim in _LITERALS or inner.prim in (
-                "identity", "call", "getitem", "dict_merge", "bitwise_or", "list", "copy"):
-            return None
-    keys = tuple(made.params["keys"])
-    return Tree(dict, keys, (LEAF,) * len(keys))
 
 
 def _sliced_items(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:

@@ -50,3 +50,55 @@ def two_loops_then_walked(x):
     for k, v in enumerate(out):
         t = t + (k + 1.0) * np.sum(v * x)
     return t
+
+
+class Dense:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(x @ self.w + self.b)
+
+
+class Net:
+    def __init__(self, ws):
+        self.layers = []
+        for w in ws:
+            self.layers.append(Dense(w, 0.1 * w[0]))
+
+
+class LiteralNet:
+    def __init__(self, a, b):
+        self.layers = [Dense(a, 0.1), Dense(b, -0.2)]
+
+
+def loop_over_layers(x):
+    net = Net([np.outer(x, x) * 0.3, np.eye(4) * 0.5 + 0.1 * x])
+    h = x
+    for l in net.layers:
+        h = l(h)
+    return np.sum(h) + len(net.layers)
+
+
+def loop_over_literal_layers(x):
+    net = LiteralNet(np.outer(x, x) * 0.3, np.eye(4) * 0.5 + 0.1 * x)
+    h = x
+    for i, l in enumerate(net.layers):
+        h = l(h) * (i + 1.0)
+    return np.sum(h * h)
+
+
+class Terms:
+    def __init__(self, xs):
+        self.terms = []
+        for v in xs:
+            self.terms.append(np.sin(v))
+
+
+def loop_over_terms(x):
+    c = Terms([x, x * x, 2.0 * x])
+    t = 0.0
+    for v in c.terms:
+        t = t + np.sum(v * x)
+    return t

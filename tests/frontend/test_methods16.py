@@ -23,7 +23,8 @@ STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_j
           "alias")
 CASES = {name: ((X4,), {}) for name in (
     "two_loops_appending", "two_loops_in_init", "appended_then_walked",
-    "two_loops_then_walked")}
+    "two_loops_then_walked", "loop_over_layers", "loop_over_literal_layers",
+    "loop_over_terms")}
 PROBE = H.Probe(F, CASES, STAGES, tol64=(1e-6, 1e-8))
 
 
@@ -60,4 +61,18 @@ def test_two_loops_appending_to_one_list() -> None:
 @pytest.mark.parametrize("name", ["two_loops_in_init", "appended_then_walked",
                                   "two_loops_then_walked"])
 def test_grown_lists_against_differences(name) -> None:
+    _against_differences(getattr(F, name))
+
+
+def test_a_loop_over_a_list_field_in_the_function() -> None:
+    """``for l in net.layers: h = l(h)`` in the function itself, ``net`` built there
+    with its layers appended in a loop of ``__init__`` (refused before: "a tuple, list
+    or dict argument can only be indexed with a constant key", though no argument is
+    indexed): the loop unrolls for the list the constructor returns."""
+    _against_differences(F.loop_over_layers, calls=(1, 10))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["loop_over_literal_layers", "loop_over_terms"])
+def test_loops_over_list_fields_against_differences(name) -> None:
     _against_differences(getattr(F, name))
