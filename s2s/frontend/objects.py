@@ -266,6 +266,8 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     made = record_of(n, base)
     if made is None:
         return _named_tuple_method(n, base, name)
+    if isinstance(inspect.getattr_static(made.cls, name, None), property):
+        return None  # (`v = p.w` of a property: the value its getter returns)
     inner = getattr(made, "fields", {}).get(name)
     if inner is not None:  # (`n.l1(x)`: a field holding an object, called)
         index = Index((Const(name, repr(name)),), False, attribute=True)

@@ -102,3 +102,47 @@ def loop_over_terms(x):
     for v in c.terms:
         t = t + np.sum(v * x)
     return t
+
+
+class Box:
+    def __init__(self, w):
+        self._w = w
+
+    @property
+    def w(self):
+        return self._w
+
+    @w.setter
+    def w(self, v):
+        self._w = v
+
+    @property
+    def doubled(self):
+        return self._w * 2.0
+
+
+def property_added_in_place(x):
+    p = Box(np.sin(x))
+    p.w += x * x
+    return np.sum(p.w * x) + np.sum(p.doubled)
+
+
+def property_read_by_name(x):
+    p = Box(x * 1.0)
+    v = p.w
+    d = p.doubled
+    return np.sum(v * d * x)
+
+
+def property_added_into_a_shared_array(x):
+    w0 = x * 1.0
+    p = Box(w0)
+    p.w += x
+    return np.sum(w0 * p.w)
+
+
+def property_added_in_a_loop(x):
+    p = Box(x * 1.0)
+    for i in range(3):
+        p.w += x * i
+    return np.sum(p.w)

@@ -24,7 +24,7 @@ STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_j
 CASES = {name: ((X4,), {}) for name in (
     "two_loops_appending", "two_loops_in_init", "appended_then_walked",
     "two_loops_then_walked", "loop_over_layers", "loop_over_literal_layers",
-    "loop_over_terms")}
+    "loop_over_terms", "property_added_in_place", "property_read_by_name")}
 PROBE = H.Probe(F, CASES, STAGES, tol64=(1e-6, 1e-8))
 
 
@@ -76,3 +76,27 @@ def test_a_loop_over_a_list_field_in_the_function() -> None:
 @pytest.mark.parametrize("name", ["loop_over_literal_layers", "loop_over_terms"])
 def test_loops_over_list_fields_against_differences(name) -> None:
     _against_differences(getattr(F, name))
+
+
+def test_a_property_setter_pair_added_in_place() -> None:
+    """``p.w += v`` where ``w`` is a ``@property`` with a setter whose getter returns a
+    field only ``p`` holds (refused before: "would change in place the array"), and
+    ``v = p.w`` / ``d = p.doubled`` of a property bound to a name (refused before: "`v`
+    is a function here, used as a value"): central differences."""
+    _against_differences(F.property_added_in_place, calls=(1, 10))
+    _against_differences(F.property_read_by_name, calls=(3,))
+
+
+@pytest.mark.parametrize("fn, spelled", [  # (one case by default)
+    (F.property_added_into_a_shared_array, "p.w += ..."),
+    (F.property_added_in_a_loop, "p.w += ..."),
+])
+def test_a_property_added_into_an_array_another_name_holds_is_refused(fn, spelled) -> None:
+    """NumPy's ``p.w += v`` adds into the array the getter returns (``self._w``):
+    where another name holds it (``w0``), refused, located, in your spelling (``p.w``,
+    never the field behind it: a loop's refusal said `p._w`)."""
+    with pytest.raises(s2s.UnsupportedSyntaxError) as info:
+        s2s.grad(fn)(X4)
+    text = str(info.value)
+    assert f"`{spelled}` would change in place" in text and "_w" not in text, text
+    assert "methods16_fns.py" in text and "p.w += x" in text, text
