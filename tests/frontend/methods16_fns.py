@@ -146,3 +146,24 @@ def property_added_in_a_loop(x):
     for i in range(3):
         p.w += x * i
     return np.sum(p.w)
+
+
+class Affine:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def with_w(self, v):
+        return type(self)(v, self.b)
+
+    def shifted(self, s):
+        return self.__class__(self.w, self.b + s)
+
+    def __call__(self, x):
+        return np.tanh(x * self.w + self.b)
+
+
+def new_object_of_its_class(x):
+    d = Affine(np.sin(x), 0.5).with_w(x * x)
+    e = d.shifted(np.sum(x))
+    return np.sum(e(x) * d.w) + np.sum(Affine(x, 0.1).with_w(2.0 * x)(x))

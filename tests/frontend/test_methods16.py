@@ -24,7 +24,8 @@ STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_j
 CASES = {name: ((X4,), {}) for name in (
     "two_loops_appending", "two_loops_in_init", "appended_then_walked",
     "two_loops_then_walked", "loop_over_layers", "loop_over_literal_layers",
-    "loop_over_terms", "property_added_in_place", "property_read_by_name")}
+    "loop_over_terms", "property_added_in_place", "property_read_by_name",
+    "new_object_of_its_class")}
 PROBE = H.Probe(F, CASES, STAGES, tol64=(1e-6, 1e-8))
 
 
@@ -100,3 +101,11 @@ def test_a_property_added_into_an_array_another_name_holds_is_refused(fn, spelle
     text = str(info.value)
     assert f"`{spelled}` would change in place" in text and "_w" not in text, text
     assert "methods16_fns.py" in text and "p.w += x" in text, text
+
+
+def test_a_method_returning_a_new_object_of_its_class() -> None:
+    """``type(self)(v, self.b)`` and ``self.__class__(...)`` in a method (refused
+    before: "this expression cannot be resolved when transforming", and "the array
+    method `.__class__()`"), and the object a method returns called at once,
+    ``Affine(x, 0.1).with_w(v)(x)`` (refused: "call functions by name")."""
+    _against_differences(F.new_object_of_its_class, calls=(1, 10))
