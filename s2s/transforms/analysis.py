@@ -36,9 +36,15 @@ def _user_name(fn: Function, name: str) -> str:
     """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
     where the function's text has it."""
     base = re.sub(r"_\d+$", "", name)
-    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line)
-                            for line in fn.source_lines.values()):
+    lines = fn.source_lines.values()
+    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line) for line in lines):
         return base
+    parts = base.split("_")  # (`g_terms`: the field `g.terms` a loop carries as a name)
+    for k in range(1, len(parts)):
+        spelled = f"{'_'.join(parts[:k])}.{'_'.join(parts[k:])}"
+        if all(parts[:k]) and any(re.search(rf"\b{re.escape(spelled)}\b", line)
+                                  for line in lines):
+            return spelled
     return name
 
 
@@ -256,9 +262,17 @@ class Facts:
                     continue
                 if self.provisional:
                     continue
+                spelled = _user_name(self.fn, entry)
+                if "." in spelled and after == LEAF and grown_item(before_kind, Seq(
+                        LEAF)) is not None:  # (`g.grow(v)` in the loop: its `+` of lists)
+                    raise TransformError(
+                        f"`{spelled}` is a list a method called in this loop grows: s2s "
+                        "holds a list a loop grows where the loop itself appends to a "
+                        "name", s.loc, "append to a local list in the loop (`terms."
+                        "append(v)`), and build the object from it after the loop")
                 raise TransformError(
-                    f"`{_user_name(self.fn, entry)}` changes structure inside the "
-                    f"loop: {_structure(before_kind)} before an iteration, "
+                    f"`{spelled}` changes structure inside the loop: "
+                    f"{_structure(before_kind)} before an iteration, "
                     f"{_structure(after)} after it", s.loc,
                     "keep a value carried by a loop the same kind of value (a dict: the "
                     "same keys)",

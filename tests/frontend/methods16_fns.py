@@ -167,3 +167,25 @@ def new_object_of_its_class(x):
     d = Affine(np.sin(x), 0.5).with_w(x * x)
     e = d.shifted(np.sum(x))
     return np.sum(e(x) * d.w) + np.sum(Affine(x, 0.1).with_w(2.0 * x)(x))
+
+
+class Grower:
+    def __init__(self):
+        self.terms = []
+
+    def grow(self, v):
+        self.terms = self.terms + [np.sin(v)]
+
+
+def method_grows_a_list(x):
+    g = Grower()
+    g.grow(x[0] * x)
+    g.grow(x[1] * x)
+    return np.sum(g.terms[0] * 10.0 + g.terms[1] * x)
+
+
+def method_grows_a_list_in_a_loop(x):
+    g = Grower()
+    for i in range(3):
+        g.grow(x[i])
+    return g.terms[0] + g.terms[2]

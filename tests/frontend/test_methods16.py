@@ -25,7 +25,7 @@ CASES = {name: ((X4,), {}) for name in (
     "two_loops_appending", "two_loops_in_init", "appended_then_walked",
     "two_loops_then_walked", "loop_over_layers", "loop_over_literal_layers",
     "loop_over_terms", "property_added_in_place", "property_read_by_name",
-    "new_object_of_its_class")}
+    "new_object_of_its_class", "method_grows_a_list")}
 PROBE = H.Probe(F, CASES, STAGES, tol64=(1e-6, 1e-8))
 
 
@@ -109,3 +109,25 @@ def test_a_method_returning_a_new_object_of_its_class() -> None:
     method `.__class__()`"), and the object a method returns called at once,
     ``Affine(x, 0.1).with_w(v)(x)`` (refused: "call functions by name")."""
     _against_differences(F.new_object_of_its_class, calls=(1, 10))
+
+
+def test_a_method_growing_a_list_field() -> None:
+    """``g.grow(v)`` as a statement, ``grow`` doing ``self.terms = self.terms +
+    [np.sin(v)]``: a WRONG gradient before (the `+` of the field's list and ``[v]``
+    read as NumPy's add in the method's derivative: ``[9.77, 8.18, -4.16, -2.83]``
+    where central differences give ``[14.41, 5.51, 2.36, 1.50]`` at X4; jvp raised
+    IndexError): the method's ``self`` is the record of its fields, a list field's
+    ``+`` Python's concatenation (transforms/list_operands.py)."""
+    _against_differences(F.method_grows_a_list, calls=(1, 10))
+
+
+def test_a_method_growing_a_list_in_a_loop_is_refused_in_your_names() -> None:
+    """The same method called in a loop: refused, located at the loop, naming
+    ``g.terms`` (it said `g_terms`, an internal name, "changes structure ... an array
+    after it") and what to write instead."""
+    for transform in (s2s.grad, lambda f: (lambda x: s2s.jvp(f, (x,), (x,)))):
+        with pytest.raises(s2s.TransformError) as info:
+            transform(F.method_grows_a_list_in_a_loop)(X4)
+        text = str(info.value)
+        assert "`g.terms` is a list a method called in this loop grows" in text, text
+        assert "g_terms" not in text and "for i in range(3):" in text, text
