@@ -4,6 +4,8 @@ list of length 3" before), a loop over a list field in the function itself, a
 ``@property`` setter pair, a method returning a new object of its class, in-place
 adds of float32 fields."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -189,3 +191,35 @@ def method_grows_a_list_in_a_loop(x):
     for i in range(3):
         g.grow(x[i])
     return g.terms[0] + g.terms[2]
+
+
+class DenseT(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, x):
+        return np.tanh(x @ self.w + self.b)
+
+
+class SineT(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, x):
+        return np.sin(x @ self.w) * self.b
+
+
+class NetT(NamedTuple):
+    layers: list
+
+
+def loop_over_argument_layers(net, x):
+    h = x
+    for l in net.layers:
+        h = l(h)
+    return np.sum(h * h)
+
+
+def argument_layers_by_index(net, x):
+    h = net.layers[0](x)
+    return np.sum(net.layers[1](h) * x)

@@ -131,3 +131,95 @@ def test_a_method_growing_a_list_in_a_loop_is_refused_in_your_names() -> None:
         text = str(info.value)
         assert "`g.terms` is a list a method called in this loop grows" in text, text
         assert "g_terms" not in text and "for i in range(3):" in text, text
+
+
+A3 = np.eye(4) * 0.5 + 0.1
+B3 = np.ones((4, 4)) * 0.3
+
+
+def _nets(s: float) -> list:
+    return [F.NetT([F.DenseT(A3 * s, 0.1 * np.ones(4)), F.DenseT(B3, -0.2 * s * np.ones(4))]),
+            F.NetT([F.DenseT(A3, 0.1 * np.ones(4)), F.DenseT(B3 * s, np.ones(4)),
+                    F.DenseT(A3 * s, np.zeros(4))])]
+
+
+def _net_differences(fn, net, x, eps=1e-6) -> list:
+    """Central differences of ``fn`` in each leaf of ``net``'s layers."""
+    out = []
+    for k, layer in enumerate(net.layers):
+        for field in layer._fields:
+            v = getattr(layer, field)
+            g = np.zeros_like(v)
+            for i in np.ndindex(v.shape):
+                e = np.zeros_like(v)
+                e[i] = eps
+                at = [net._replace(layers=[*net.layers[:k], layer._replace(**{field: v + d}),
+                                           *net.layers[k + 1:]]) for d in (e, -e)]
+                g[i] = (fn(at[0], x) - fn(at[1], x)) / (2 * eps)
+            out.append(g)
+    return out
+
+
+def test_a_loop_over_a_list_field_of_an_argument() -> None:
+    """``for l in net.layers: h = l(h)`` with ``net`` a NamedTuple argument holding
+    NamedTuple layers (refused before: "`l` is a value in this function ... pass a
+    function (not an object)"): the transform is made per call's classes of the
+    items; grad in ``x`` and in ``net`` against central differences, two and three
+    layers alternating over calls; the argument never changed."""
+    fn = F.loop_over_argument_layers
+    gx, gnet = s2s.grad(fn, argnums=1), s2s.grad(fn, argnums=0)
+    for call in (1, 2, 5):
+        s = 1.0 + 0.1 * call
+        for net in _nets(s):
+            x = X4 * s
+            before = [np.copy(v) for layer in net.layers for v in layer]
+            np.testing.assert_allclose(gx(net, x), H.fd_grad(lambda v: fn(net, v), (x,),
+                                                             1e-6), rtol=1e-6, atol=1e-8)
+            got = [v for layer in gnet(net, x).layers for v in layer]
+            for a, b in zip(got, _net_differences(fn, net, x)):
+                np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+            assert all(np.array_equal(a, b) for a, b in zip(
+                [v for layer in net.layers for v in layer], before))
+
+
+def test_items_of_several_classes_by_a_loop_index_are_refused_located() -> None:
+    """A list field whose items are of different classes, called by a loop's item:
+    refused at the call, saying why; by constant indexes it runs."""
+    net = F.NetT([F.DenseT(A3, np.ones(4)), F.SineT(B3, np.ones(4))])
+    with pytest.raises(s2s.UnsupportedSyntaxError) as info:
+        s2s.grad(F.loop_over_argument_layers, argnums=1)(net, X4)
+    text = str(info.value)
+    assert "objects are of different classes" in text and "h = l(h)" in text, text
+    fn = F.argument_layers_by_index
+    np.testing.assert_allclose(s2s.grad(fn, argnums=1)(net, X4), H.fd_grad(
+        lambda v: fn(net, v), (X4,), 1e-6), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+def test_argument_layers_under_every_transform(dtype) -> None:
+    """jvp, vmap of grad (``net`` unbatched), hessian in ``x``, s2s.jit of grad on
+    both backends: against central differences and grad, float64 and float32."""
+    fn = F.loop_over_argument_layers
+    tol = dict(rtol=1e-6, atol=1e-8) if dtype == np.float64 else dict(rtol=2e-3, atol=2e-4)
+    for net in _nets(1.1):
+        net = F.NetT([F.DenseT(*(v.astype(dtype) for v in layer)) for layer in net.layers])
+        x = X4.astype(dtype)
+        g = s2s.grad(fn, argnums=1)(net, x)
+        want = H.fd_grad(lambda v: fn(net, v), (x.astype(np.float64),), 1e-6)
+        np.testing.assert_allclose(g, want, **tol)
+        assert g.dtype == dtype
+        t = np.cos(np.arange(4.0)).astype(dtype)
+        zero = F.NetT([F.DenseT(*(np.zeros_like(v) for v in layer)) for layer in net.layers])
+        _, tangent = s2s.jvp(fn, (net, x), (zero, t))
+        np.testing.assert_allclose(tangent, want @ t, **tol)
+        xs = np.stack([x, x * dtype(0.5)])
+        batched = s2s.vmap(s2s.grad(fn, argnums=1), in_axes=(None, 0))(net, xs)
+        np.testing.assert_allclose(batched[0], g, **tol)
+        hess = s2s.hessian(fn, argnums=1)(net, x)
+        np.testing.assert_allclose(hess @ t, (s2s.grad(fn, argnums=1)(net, x + 1e-4 * t) - s2s.grad(
+            fn, argnums=1)(net, x - 1e-4 * t)) / 2e-4, rtol=1e-3, atol=1e-3)
+        for backend in ("numpy", "jax"):
+            jitted = s2s.jit(s2s.grad(fn, argnums=1), backend=backend)
+            np.testing.assert_allclose(np.asarray(jitted(net, x)), g, **tol)
