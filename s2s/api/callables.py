@@ -47,8 +47,9 @@ from ..frontend.synthesize import (
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
-from . import pipeline, trees
+from . import pipeline
 from .keyword_trees import by_keyword_objects, is_object, leaving_objects
+from .object_types import object_type as _object_type
 from .trees import Fields
 
 
@@ -625,43 +626,6 @@ def _calls_its_first(node: ast.Call) -> bool:
 # one does not make its parameter one whose class decides the code
 _VALUE_METHODS = frozenset(
     name for t in (np.ndarray, dict, list, tuple, set, str) for name in dir(t))
-
-
-_PLAIN_TYPES = (list, tuple, dict, set, str, bytes, int, float, complex, bool, range,
-                type(None), types.ModuleType, type)
-
-
-def _object_type(value: Any, depth: int = 0) -> BoundType | None:
-    """The class of an object of the user's (a NamedTuple, a dataclass, a registered
-    class), whose methods a call of ``value.method(...)`` runs, with the classes of
-    the objects its fields hold (``net.layers``' items); None for values of Python's
-    own types and arrays."""
-    cls = getattr(value, "of_class", None) if isinstance(value, Fields) else type(value)
-    if cls is None:
-        return None  # (a plain form of no class: a dict)
-    if cls in _PLAIN_TYPES or isinstance(value, (np.ndarray, np.generic, type)) or (
-            cls.__module__.split(".")[0] in ("builtins", "numpy", "jax", "jaxlib", "scipy",
-                                             "collections")) or _is_function(value):
-        return None
-    nested = []
-    for key, v in _field_items(value) if depth < 3 else ():
-        items = v if type(v) in (list, tuple) else None
-        held = tuple(_object_type(i, depth + 1) for i in items) if items else \
-            _object_type(v, depth + 1) if items is None else None
-        if held is not None and (not isinstance(held, tuple) or None not in held):
-            nested.append((key, held))
-    return BoundType(cls, tuple(nested))
-
-
-def _field_items(value: Any) -> list:
-    """``(field, value)`` of an argument object's fields (a NamedTuple's, a registered
-    class's, its plain form's)."""
-    if isinstance(value, Fields):
-        return list(value.items())
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return list(zip(value._fields, value))
-    found = trees._fields(value)
-    return list(zip(found[0], found[1])) if found is not None else []
 
 
 class PerFunctionArgs(PerArity):

@@ -35,7 +35,6 @@ from .keyed import run_time_item
 from .math_calls import applier
 from .objects import (
     class_attribute,
-    class_of_object,
     is_instance_self,
     iterated_args,
     object_call,
@@ -457,10 +456,6 @@ class ExprLowerer:
                            node)
 
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
-        if (cls := class_of_object(self.n, node.func)) is not None:  # `type(self)(v)`
-            made = node.with_changes(func=cls)
-            self.n.desugar.alias(made, node)
-            return self.expr_Call(made, target)
         func = node.func
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):

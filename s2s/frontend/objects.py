@@ -443,6 +443,10 @@ def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
     """A call of an object's method: ``self.other(x)`` or ``self(x)`` in a method,
     ``net.loss(x)`` for a module object; None where the callee is not one."""
+    if (cls := class_of_object(n, node.func)) is not None:  # `type(self)(v, self.b)`
+        made = node.with_changes(func=cls)
+        n.desugar.alias(made, node)
+        return n.exprs.expr_Call(made, target)
     func, fv = node.func, None
     if isinstance(func, cst.Attribute):
         root = func

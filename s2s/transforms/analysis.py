@@ -10,7 +10,6 @@ solve (recursive functions are fixed points).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice
 from ..ir.walk import all_lets, depending, loop_breaks
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
+from .analysis_words import _structure, _user_name, structure_changed
 from .int_items import int_items
 from .list_operands import per_call
 
@@ -30,29 +30,6 @@ STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
 
 
 _EMPTY_LIST = Tree(list, (), ())
-
-
-def _user_name(fn: Function, name: str) -> str:
-    """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
-    where the function's text has it."""
-    base = re.sub(r"_\d+$", "", name)
-    lines = fn.source_lines.values()
-    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line) for line in lines):
-        return base
-    parts = base.split("_")  # (`g_terms`: the field `g.terms` a loop carries as a name)
-    for k in range(1, len(parts)):
-        spelled = f"{'_'.join(parts[:k])}.{'_'.join(parts[k:])}"
-        if all(parts[:k]) and any(re.search(rf"\b{re.escape(spelled)}\b", line)
-                                  for line in lines):
-            return spelled
-    return name
-
-
-def _structure(kind: Any) -> str:
-    """A value's structure in words (``{'w': *, 'b': *}``; ``*`` an array)."""
-    if isinstance(kind, Tree) and kind.type is dict and not kind.keys:
-        return "an empty dict"
-    return "an array" if kind == LEAF else f"`{kind!r}`"
 
 
 def facts(fn: Function, arg_kinds: tuple, active_params: tuple[int, ...] = (),
@@ -262,21 +239,8 @@ class Facts:
                     continue
                 if self.provisional:
                     continue
-                spelled = _user_name(self.fn, entry)
-                if "." in spelled and after == LEAF and grown_item(before_kind, Seq(
-                        LEAF)) is not None:  # (`g.grow(v)` in the loop: its `+` of lists)
-                    raise TransformError(
-                        f"`{spelled}` is a list a method called in this loop grows: s2s "
-                        "holds a list a loop grows where the loop itself appends to a "
-                        "name", s.loc, "append to a local list in the loop (`terms."
-                        "append(v)`), and build the object from it after the loop")
-                raise TransformError(
-                    f"`{spelled}` changes structure inside the loop: "
-                    f"{_structure(before_kind)} before an iteration, "
-                    f"{_structure(after)} after it", s.loc,
-                    "keep a value carried by a loop the same kind of value (a dict: the "
-                    "same keys)",
-                )
+                raise structure_changed(self.fn, entry, before_kind, after, s.loc, grown_item(
+                    before_kind, Seq(LEAF)) is not None)
             for brk in loop_breaks(s.body):
                 for entry, name in brk.copies:
                     if name in self.active:

@@ -6,7 +6,9 @@ object of its class, in-place adds of float32 fields keeping float32.
 The sweep (``-m slow``) runs methods16_fns.py's functions through grad at calls 1, 3
 and 10, value_and_grad, jvp, vmap of grad, hessian, jit of grad on NumPy and on JAX,
 and the aliasing check, float64 and float32, against JAX on the same source
-(``newcomer_harness.twin``).  The default tier checks against central differences."""
+(``newcomer_harness.twin``).  The default tier checks the wrong gradient fixed (a method growing a list field)
+against central differences and its loop's refusal; the other tests, against central
+differences too, run in the slow tier (the default tier's time is CI's)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ def _against_differences(fn, calls=(1, 3, 10)) -> None:
         assert not np.shares_memory(got, x)
 
 
+@pytest.mark.slow
 def test_two_loops_appending_to_one_list() -> None:
     """Two unrolled loops appending to one list, then ``out[4]`` (refused before: "index
     4 is out of range for a list of length 3": the second loop's appends were read as
@@ -65,6 +68,7 @@ def test_grown_lists_against_differences(name) -> None:
     _against_differences(getattr(F, name))
 
 
+@pytest.mark.slow
 def test_a_loop_over_a_list_field_in_the_function() -> None:
     """``for l in net.layers: h = l(h)`` in the function itself, ``net`` built there
     with its layers appended in a loop of ``__init__`` (refused before: "a tuple, list
@@ -79,6 +83,7 @@ def test_loops_over_list_fields_against_differences(name) -> None:
     _against_differences(getattr(F, name))
 
 
+@pytest.mark.slow
 def test_a_property_setter_pair_added_in_place() -> None:
     """``p.w += v`` where ``w`` is a ``@property`` with a setter whose getter returns a
     field only ``p`` holds (refused before: "would change in place the array"), and
@@ -88,7 +93,8 @@ def test_a_property_setter_pair_added_in_place() -> None:
     _against_differences(F.property_read_by_name, calls=(3,))
 
 
-@pytest.mark.parametrize("fn, spelled", [  # (one case by default)
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, spelled", [
     (F.property_added_into_a_shared_array, "p.w += ..."),
     (F.property_added_in_a_loop, "p.w += ..."),
 ])
@@ -103,6 +109,7 @@ def test_a_property_added_into_an_array_another_name_holds_is_refused(fn, spelle
     assert "methods16_fns.py" in text and "p.w += x" in text, text
 
 
+@pytest.mark.slow
 def test_a_method_returning_a_new_object_of_its_class() -> None:
     """``type(self)(v, self.b)`` and ``self.__class__(...)`` in a method (refused
     before: "this expression cannot be resolved when transforming", and "the array
@@ -160,6 +167,7 @@ def _net_differences(fn, net, x, eps=1e-6) -> list:
     return out
 
 
+@pytest.mark.slow
 def test_a_loop_over_a_list_field_of_an_argument() -> None:
     """``for l in net.layers: h = l(h)`` with ``net`` a NamedTuple argument holding
     NamedTuple layers (refused before: "`l` is a value in this function ... pass a
@@ -182,6 +190,7 @@ def test_a_loop_over_a_list_field_of_an_argument() -> None:
                 [v for layer in net.layers for v in layer], before))
 
 
+@pytest.mark.slow
 def test_items_of_several_classes_by_a_loop_index_are_refused_located() -> None:
     """A list field whose items are of different classes, called by a loop's item:
     refused at the call, saying why; by constant indexes it runs."""
