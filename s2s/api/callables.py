@@ -49,6 +49,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from . import pipeline
 from .keyword_trees import by_keyword_objects, is_object, leaving_objects
+from .object_types import object_type as _object_type
 from .trees import Fields
 
 
@@ -570,6 +571,9 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     for node in ast.walk(defined):
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
             handed.add(node.iter.id)
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(
+                node.iter, ast.Attribute) and (root := _attribute_root(node.iter)):
+            handed.add(root)  # (`for l in net.layers`: its items' classes, per call)
         if isinstance(node, ast.Match) and isinstance(node.subject, ast.Name):
             handed.add(node.subject.id)  # (its string or keys: the cases decided per call)
         if not isinstance(node, ast.Call):
@@ -582,6 +586,10 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
             out.add(node.func.id)
         if isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Name):
             out.add(node.func.value.id)  # (`cfg["act"](x)`: an item of it is called)
+        if isinstance(node.func, (ast.Subscript, ast.Attribute)) and isinstance(
+                node.func.value, (ast.Subscript, ast.Attribute)) and (
+                root := _attribute_root(node.func.value)):
+            out.add(root)  # (`net.layers[0](h)`, `net.inner.apply(h)`)
         if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
             out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
@@ -591,6 +599,16 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     merged, keys = merged_and_deleted(defined)
     built = set(key_names(fn))  # (`d[f"w{name}"]`: made per call's string)
     return out, handed | merged | keys | built, spread | merged, keys | built, starred, built
+
+
+def _attribute_root(node: Any) -> str | None:
+    """``net`` of ``net.layers``, ``net.layers[0]``, ``net.inner.w`` (attributes and
+    constant subscripts down to a name), else None."""
+    seen = False
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        seen = seen or isinstance(node, ast.Attribute)
+        node = node.value
+    return node.id if seen and isinstance(node, ast.Name) else None
 
 
 def _calls_its_first(node: ast.Call) -> bool:
@@ -608,24 +626,6 @@ def _calls_its_first(node: ast.Call) -> bool:
 # one does not make its parameter one whose class decides the code
 _VALUE_METHODS = frozenset(
     name for t in (np.ndarray, dict, list, tuple, set, str) for name in dir(t))
-
-
-_PLAIN_TYPES = (list, tuple, dict, set, str, bytes, int, float, complex, bool, range,
-                type(None), types.ModuleType, type)
-
-
-def _object_type(value: Any) -> BoundType | None:
-    """The class of an object of the user's (a NamedTuple, a dataclass, a registered
-    class), whose methods a call of ``value.method(...)`` runs; None for values of
-    Python's own types and arrays."""
-    cls = getattr(value, "of_class", None) if isinstance(value, Fields) else type(value)
-    if cls is None:
-        return None  # (a plain form of no class: a dict)
-    if cls in _PLAIN_TYPES or isinstance(value, (np.ndarray, np.generic, type)) or (
-            cls.__module__.split(".")[0] in ("builtins", "numpy", "jax", "jaxlib", "scipy",
-                                             "collections")) or _is_function(value):
-        return None
-    return BoundType(cls)
 
 
 class PerFunctionArgs(PerArity):
@@ -663,7 +663,8 @@ class PerFunctionArgs(PerArity):
             if isinstance(v, ItemFunctions):  # (`cfg["act"]`: its functions, by key)
                 alive += tuple(v.functions.values())
                 continue
-            alive += _members(v.cls) if isinstance(v, BoundType) else (
+            alive += tuple(m for c in v.classes() for m in _members(c)) if isinstance(
+                v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.key if isinstance(v, SeqLength) else v

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..ir.nodes import Var
+from ..ir.nodes import Const, Var
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
 from .self_methods import defining_class, for_class
@@ -55,6 +55,7 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             continue
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
+            n.param_nested = {**getattr(n, "param_nested", {}), name: value}
             continue
         if type(value) in (str, int):  # (`del d[k]`, `d[f"W{i}"]`: the call's, known now)
             n.bound_strings = {**getattr(n, "bound_strings", {}), n.env[name]: value}
@@ -267,3 +268,75 @@ def _tested_type(n: Any, node: Any, builtin: str, nargs: int) -> type | None:
             n.comps.static.builtin(node.func) is not getattr(builtins, builtin)):
         return None
     return known[name]
+
+
+def held_method_call(n: Any, node: cst.Call, target: str | None) -> Any:
+    """``l(h)`` (``l.apply(h)``, ``net.layers[0](h)``) of an object an argument's
+    field holds (``for l in net.layers`` of a NamedTuple or registered ``net``):
+    ``Dense.__call__(l, h)``, the item's class known per call; None for any other
+    call."""
+    if not getattr(n, "param_nested", None):
+        return None
+    func = node.func
+    obj, attr = (func, "__call__") if isinstance(func, (cst.Name, cst.Subscript)) else (
+        (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (None, None))
+    if obj is None or not _rooted_in(n, obj):
+        return None
+    atom = n.exprs.expr(obj)
+    held = _held_type(n, atom)
+    if held is _MIXED:
+        raise n.unsupported(
+            node, "this calls an item of a list field whose objects are of different "
+            "classes in this call, read by a loop's index: s2s calls one class's method "
+            "there", "give the list objects of one class, or call each item by a "
+            "constant index (`net.layers[0](h)`)")
+    method = inspect.getattr_static(held.cls, attr, None) if held is not None else None
+    if not isinstance(method, types.FunctionType):
+        return None
+    owner = next(c for c in held.cls.__mro__ if attr in vars(c))
+    spelled = _class_name(n, owner.__name__.lower(), owner)
+    fv = n.funcs.of_object(for_class(method, held.cls), f"{spelled}.{attr}", node)
+    if fv is None:
+        return None
+    args, kwargs = n.funcs.args_of(node.args)
+    return n.funcs.call(fv, node, target, ([atom, *args], kwargs))
+
+
+def _rooted_in(n: Any, node: Any) -> bool:
+    """Is ``node`` a local name, or attributes and subscripts of a parameter whose
+    class this transform knows?"""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in n.env
+
+
+def _held_type(n: Any, atom: Any, depth: int = 0) -> Any:
+    """The ``BoundType`` of the object ``atom`` holds, followed back through field
+    reads and item reads to a parameter of a known class; None where unknown, or an
+    item read by a run-time index of a list whose items' classes differ."""
+    if not isinstance(atom, Var) or depth > 16:
+        return None
+    let = n.lets.get(atom.name)
+    if let is None:
+        found = n.param_nested.get(atom.name)
+        return found if found is not None and n.env.get(atom.name) == atom.name else None
+    if let.prim == "identity":
+        return _held_type(n, let.args[0], depth + 1)
+    if let.prim != "getitem" or len(let.params["index"].items) != 1:
+        return None
+    base = _held_type(n, let.args[0], depth + 1)
+    key = let.params["index"].items[0]
+    if isinstance(base, BoundType) and isinstance(key, Const):
+        held = dict(base.nested).get(key.value)
+        return held if isinstance(held, (BoundType, tuple)) else None
+    if isinstance(base, tuple) and base:  # (a list field's items)
+        if isinstance(key, Const) and type(key.value) is int and -len(base) <= key.value < len(base):
+            return base[key.value]
+        same = {(t.cls, t.nested and repr(t.nested)) for t in base}
+        if len(same) > 1 and not isinstance(key, Const):
+            return _MIXED
+        return base[0] if len(same) == 1 and not isinstance(key, Const) else None
+    return None
+
+
+_MIXED = BoundType(type(None))  # (a loop's item of a list of objects of several classes)

@@ -24,7 +24,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import kwdicts, literals, object_protocols, objects  # noqa: F401  (records: BUILT)
-from .bound_params import property_read, typed_method_call
+from .bound_params import held_method_call, property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
@@ -460,8 +460,8 @@ class ExprLowerer:
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
         if (made := object_call(self.n, node, target) or typed_method_call(
-                self.n, node, target)) is not None:  # `self.other(x)`, `p.apply(x)`
-            return made
+                self.n, node, target) or held_method_call(self.n, node, target)) is not None:
+            return made  # `self.other(x)`, `p.apply(x)`, `l(h)` of `for l in net.layers`
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
         if is_inner_vmap(self.n, func):  # `s2s.vmap(g)(x)`: a comprehension over rows

@@ -12,6 +12,7 @@ class with ``__setattr__`` or ``__slots__``, and a frozen dataclass."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import inspect
@@ -88,8 +89,10 @@ def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
     if made is None or not isinstance(getattr(made, "cls", None), type):
         return False
     name, attr = base.value, target.attr.value
-    read = n.exprs.expr(target)
-    fresh = None if _number(n, read) else _fresh_field(n, var, attr)
+    field = _getter_field(made.cls, attr)  # (`p.w` of a property reading `self._w`:
+    fresh = _fresh_field(n, var, field)  # _w's array; checked before its getter's call)
+    if _number(n, n.exprs.expr(target)):
+        fresh = None
     if fresh is False:
         raise _shared(n, node, name, attr)
     op_node = getattr(cst, type(node.operator).__name__.replace("Assign", ""))()
@@ -98,8 +101,30 @@ def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
     assign(target, value)
     if fresh and n.loops:  # (a later statement of the loop, or the next iteration's
         n.__dict__.setdefault("augmented_fields", []).append(  # write: checked last)
-            (var, n.env[name], attr, node))
+            (var, n.env[name], field, node))
     return True
+
+
+def _getter_field(cls: type, attr: str) -> str:
+    """The field whose array ``obj.attr`` is: ``attr``, or for a property with a
+    setter whose getter only returns a field (``return self._w``) that field, which
+    NumPy's ``p.w += v`` adds into before the setter stores the sum."""
+    found = inspect.getattr_static(cls, attr, None)
+    fget = found.fget if isinstance(found, property) and found.fset is not None else None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fget))) if isinstance(
+            fget, types.FunctionType) else None
+    except (OSError, TypeError, SyntaxError):
+        tree = None
+    fn = tree.body[0] if tree is not None and tree.body else None
+    body = [st for st in getattr(fn, "body", ()) if not (isinstance(st, ast.Expr) and
+                                                         isinstance(st.value, ast.Constant))]
+    args = fn.args.args if isinstance(fn, ast.FunctionDef) else []
+    ret = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+    if args and isinstance(ret, ast.Attribute) and isinstance(ret.value, ast.Name) and (
+            ret.value.id == args[0].arg):
+        return ret.attr
+    return attr  # (a getter computing: refused, as `attr` is no field)
 
 
 def _shared(n: Any, node: cst.AugAssign, name: str, attr: str) -> Exception:
@@ -123,7 +148,7 @@ def check_augmented_fields(n: Any) -> None:
             if attr in keys and isinstance(record.args[keys.index(attr)], Var) and (
                     _held_elsewhere(n, record, record.args[keys.index(attr)], attr, (
                         ssa, n.env.get(node.target.value.value)))):
-                raise _shared(n, node, node.target.value.value, attr)
+                raise _shared(n, node, node.target.value.value, node.target.attr.value)
 
 
 def _fresh_field(n: Any, var: Var, attr: str) -> bool | None:

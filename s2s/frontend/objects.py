@@ -266,6 +266,8 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     made = record_of(n, base)
     if made is None:
         return _named_tuple_method(n, base, name)
+    if isinstance(inspect.getattr_static(made.cls, name, None), property):
+        return None  # (`v = p.w` of a property: the value its getter returns)
     inner = getattr(made, "fields", {}).get(name)
     if inner is not None:  # (`n.l1(x)`: a field holding an object, called)
         index = Index((Const(name, repr(name)),), False, attribute=True)
@@ -313,8 +315,12 @@ def _method(n: Any, made: Any, atom: Any, name: str, found: Any = None) -> FnVal
 def _method_of_built(n: Any, call: cst.Call, attr: str, func: Any) -> FnValue | None:
     try:
         cls, _ = n.resolver.resolve_dotted(call.func)
-    except TransformError:
-        return None
+    except TransformError:  # (`d.with_w(v)(x)`: the object a method returned, called)
+        if not isinstance(call.func, cst.Attribute) or attr != "__call__":
+            return None
+        atom = n.exprs.expr(call)
+        made = record_of_atom(n, atom)
+        return None if made is None else _method(n, made, atom, attr)
     if not isinstance(cls, type) or is_library(cls) or (  # (functools.partial: Python's)
             cls.__module__ or "builtins").split(".")[0] in sys.stdlib_module_names:
         return None
@@ -437,6 +443,10 @@ def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
     """A call of an object's method: ``self.other(x)`` or ``self(x)`` in a method,
     ``net.loss(x)`` for a module object; None where the callee is not one."""
+    if (cls := class_of_object(n, node.func)) is not None:  # `type(self)(v, self.b)`
+        made = node.with_changes(func=cls)
+        n.desugar.alias(made, node)
+        return n.exprs.expr_Call(made, target)
     func, fv = node.func, None
     if isinstance(func, cst.Attribute):
         root = func
@@ -714,3 +724,28 @@ def iterated_args(n: Any, obj: Any, node: cst.Call) -> cst.Call:
     made = node.with_changes(args=args)
     n.desugar.alias_tree(made, node)
     return made
+
+
+def class_of_object(n: Any, func: Any) -> Any:
+    """``type(self)`` or ``self.__class__`` (called: ``type(self)(v, self.b)`` in a
+    method returning a new object of its class) for a name holding an object of your
+    class whose class this module names: that name (``Dense``), its position the
+    expression's; else None."""
+    if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and (
+            func.func.value == "type") and len(func.args) == 1 and not (
+            func.args[0].keyword or func.args[0].star):
+        base = func.args[0].value
+    elif isinstance(func, cst.Attribute) and func.attr.value == "__class__":
+        base = func.value
+    else:
+        return None
+    if not isinstance(base, cst.Name) or base.value not in n.env or (
+            "type" in n.local_names and isinstance(func, cst.Call)):
+        return None
+    made = record_of(n, base.value)
+    cls = getattr(made, "cls", None)
+    if not isinstance(cls, type) or n.fn.__globals__.get(cls.__name__) is not cls:
+        return None
+    named = cst.Name(cls.__name__)
+    n.desugar.alias(named, func)
+    return named

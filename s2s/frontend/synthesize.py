@@ -55,8 +55,19 @@ class BoundType:
     """In ``BOUND``: a parameter whose value is an object of ``cls`` at this call (its
     methods, ``p.apply(x)`` and ``p(x)``, are ``cls``'s)."""
 
-    def __init__(self, cls: type) -> None:
+    def __init__(self, cls: type, nested: tuple = ()) -> None:
         self.cls = cls
+        # ((field, BoundType or a tuple of them, one per item of a list field), ...):
+        # the objects of your classes its fields hold (`for l in net.layers: l(h)`)
+        self.nested = nested
+
+    def classes(self) -> tuple:
+        """Its class and its fields' objects' classes, in order."""
+        out: tuple = (self.cls,)
+        for _, held in self.nested:
+            for t in held if isinstance(held, tuple) else (held,):
+                out += t.classes()
+        return out
 
 _COUNTER = itertools.count()
 PARTIAL = "_s2s_partial"  # functools.partial, in a recursive function's maker

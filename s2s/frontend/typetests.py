@@ -55,10 +55,12 @@ def _read(fn: Any) -> set[str]:
     if defined is None:
         return set()
     out = set()
+    # (`type(self)(v, self.b)`: the class called, a new object of it; no test)
+    made = {id(node.func) for node in ast.walk(defined) if isinstance(node, ast.Call)}
     for node in ast.walk(defined):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
                 node.func.id in ("isinstance", "type")) and node.args and (
-                isinstance(node.args[0], ast.Name)):
+                isinstance(node.args[0], ast.Name)) and id(node) not in made:
             out.add(node.args[0].id)
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Subscript) and (
                 isinstance(node.iter.slice, ast.Slice)):  # (`for op in ops[:k]`: an int

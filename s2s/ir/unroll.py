@@ -29,6 +29,8 @@ from .nodes import (
     walk,
 )
 from .settled_checks import any_constant_check, settled_checks, settled_widths
+from .unroll_calls import call_tree, kind_of_atom
+from .unroll_chains import appended, compose, keyed_per_call
 from .unroll_dicts import key_order, keys_literal, merged
 from .unroll_lengths import folded_length, length_const
 from .unroll_reads import StackedReads, run_time_key
@@ -72,7 +74,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             f"`.{test.params['method']}()` of a value that is not a dict's key here (a "
             "key of a loop over a dict argument's keys is a string per call)", test.loc,
             "test a dict's key in a loop over its keys, with string constants")
-    left = next((s for s in walk(body) if _keyed_per_call(s)), None)
+    left = next((s for s in walk(body) if keyed_per_call(s)), None)
     if left is not None:
         raise UnsupportedSyntaxError(
             "a dict comprehension is supported over what is known when s2s transforms "
@@ -191,6 +193,8 @@ class _Unroller:
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
         self.length_consts: dict[int, Const] = {}  # (ir/unroll_lengths.py)
+        self.depth = 0  # (a callee's unrolling, for the structure it returns: its depth)
+        self.opaque: set[str] = set()  # calls' results whose structure is not known
         # a list literal a loop carries (`items = [m]`, appended to in the loop): its
         # structure, where that loop is unrolled (each copy then binds a name of its own)
         self.held: dict[str, Tree] = {}
@@ -216,7 +220,7 @@ class _Unroller:
                     n in self.decided for n in read):
                 taken, later = self.block(s.body if s.test.value else s.orelse)
                 out += taken  # (the branch a key test decided: the other is never read)
-                subst.update(later)
+                compose(subst, later)
                 self.changed = True
             elif isinstance(s, Let):
                 if s.prim == "dict_keys" or s.prim in ("list", "copy", "setitem") and \
@@ -253,9 +257,11 @@ class _Unroller:
                 self.trees.update({e: self.held.pop(e) for e, _ in s.carried if e in self.held})
                 stmts_, final = self.unroll(s)
                 out += stmts_
-                subst.update(final)
+                compose(subst, final)
                 self.changed = True
             elif isinstance(s, For):
+                for e in {e for t in walk([s]) if isinstance(t, For) for e, _ in t.carried}:
+                    self.chains.pop(e, None)  # (appended to at each pass: no length)
                 self.reads.enter(s)
                 body, inner = self.block(s.body)
                 placed = self.reads.leave()  # (stacks of what the loop reads by its key)
@@ -296,7 +302,8 @@ class _Unroller:
         body, sb = self.block(s.body)
         orelse, so = self.block(s.orelse)
         for j in s.joins:  # each path may have made it something else
-            for known in (self.trees, self.views, self.lens, self.ranges):
+            for known in (self.trees, self.views, self.lens, self.ranges, self.chains,
+                          self.literals):
                 known.pop(j, None)
         local = (set(bound_names(s.body)) | set(bound_names(s.orelse))) - set(s.joins)
         out = [e for e in dict.fromkeys([*sb, *so]) if e not in local]
@@ -389,44 +396,30 @@ class _Unroller:
 
     def kind_of(self, a: Any) -> Any:
         """The structure of ``a`` in this call: a Tree, LEAF for an array, or None."""
-        if not isinstance(a, Var):
-            return None
-        if a.name in self.trees:
-            return self.trees[a.name]
-        if a.name in self.leaves:
-            return LEAF
-        let = self.made.get(a.name)
-        if let is None or not let.args:
-            return None
-        base = self.kind_of(let.args[0])
-        if let.prim == "identity" or isinstance(base, Leaf) and let.prim == "getitem":
-            return base
-        index = let.params.get("index") if let.prim == "getitem" else None
-        item = index.items[0] if index is not None and len(index.items) == 1 else None
-        if isinstance(base, Tree) and isinstance(item, Const) and item.value in base.keys:
-            return base.child(item.value)
-        return _returned_dict(let)
+        return kind_of_atom(self, a)
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
-        for known in (self.trees, self.views, self.literals, self.held):  # (its last
-            known.pop(s.target, None)  # binding's)
+        for known in (self.trees, self.views, self.literals, self.held, self.chains):
+            known.pop(s.target, None)  # (its last binding's)
         self.reads.rebound(s.target)
-        s = _appended(self, s)
+        s = appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
+        if s.prim == "getitem" and name is not None:
+            call_tree(self, name)  # (`c.terms` of `c = Terms(xs)`: its length known)
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         if s.prim in ("make_tuple", "make_list"):
             self.literals[s.target] = s.args
-        if s.prim in _LITERALS and not _keyed_per_call(s) and not (
+        if s.prim in _LITERALS and not keyed_per_call(s) and not (
                 s.prim == "make_list" and s.target in self.rebound):  # `[(W1, b1), ...]`
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
-        elif s.prim == "make_list" and not _keyed_per_call(s):
+        elif s.prim == "make_list" and not keyed_per_call(s):
             self.held[s.target] = Tree(list, tuple(range(len(s.args))), tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
         elif (s.prim == "identity" or s.prim == "list" and s.target not in self.rebound) and (
@@ -586,38 +579,6 @@ def _drop_unused(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
         stmts = _without(stmts, dead)
 
 
-def _appended(u: "_Unroller", s: Let) -> Let:
-    """Follow lists built by appending (``items = []; items.append(v)``, unrolled);
-    a dict comprehension's ``make_dict(keys, values)`` over two such lists whose
-    keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
-    if s.prim == "make_list" and not s.args:
-        u.chains[s.target] = ()
-    elif s.prim == "identity" and isinstance(s.args[0], Var) and \
-            s.args[0].name in u.chains:  # (an `if` decided per call: its join)
-        u.chains[s.target] = u.chains[s.args[0].name]
-    elif s.prim == "append" and isinstance(s.args[0], Var) and s.target not in \
-            u.rebound and s.args[0].name not in u.chains and \
-            getattr(u.trees.get(s.args[0].name), "type", None) is list:
-        grown = u.trees[s.args[0].name]  # (`xs = [a, b]; xs.append(c)`: 3 items)
-        new = u.trees.get(s.args[1].name, LEAF) if isinstance(s.args[1], Var) else LEAF
-        u.trees[s.target] = Tree(list, tuple(range(len(grown.keys) + 1)),
-                               grown.children + (new,))
-    elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in u.chains:
-        u.chains[s.target] = items = u.chains[s.args[0].name] + (s.args[1],)
-        if all(isinstance(a, Const) and type(a.value) is str for a in items):
-            # `[k for k in p]`: a list of this call's keys, read as its literal
-            u.literals[s.target] = items
-            u.trees[s.target] = Tree(list, tuple(range(len(items))), (LEAF,) * len(items))
-    elif _keyed_per_call(s) and all(a.name in u.chains for a in s.args):
-        keys, values = (u.chains[a.name] for a in s.args)
-        if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
-                {k.value for k in keys}) == len(keys):
-            u.removable |= {n for n in u.chains}
-            return Let(s.target, "make_dict", values,
-                       {"keys": tuple(k.value for k in keys)}, s.loc)
-    return s
-
-
 def _rebound_list(u: "_Unroller", s: Let, out: list[Stmt]) -> bool:
     """``items = identity(items_2)``: a list's buffer name bound again to its version
     after an ``append`` (frontend/buffers.py), where the list's items are known this
@@ -627,29 +588,6 @@ def _rebound_list(u: "_Unroller", s: Let, out: list[Stmt]) -> bool:
     return isinstance(a, Var) and getattr(u.trees.get(a.name), "type", None) is list and (
         s.target not in u.carried and s.target not in u.rebound) and any(
         isinstance(t, Let) and t.target == s.target for t in out)
-
-
-def _returned_dict(s: Let) -> Tree | None:
-    """The structure a call of a user function returns where its body ends in one
-    ``return`` of a dict literal of arrays computed there (``return {"loss": loss, "w":
-    w - lr * g}``): its keys, each an array (``train_step(...) | {"n": n}`` merges them
-    per call); None for any other statement or callee."""
-    callee = s.params.get("callee") if s.prim == "call" else None
-    body = getattr(callee, "body", None) if isinstance(callee, Function) else None
-    if not body or not isinstance(body[-1], Return) or any(
-            isinstance(t, Return) for t in walk(body[:-1])):
-        return None
-    lets = {t.target: t for t in walk(body) if isinstance(t, Let)}
-    made = lets.get(getattr(body[-1].value, "name", None))
-    if made is None or made.prim != "make_dict" or "keys" not in made.params:
-        return None
-    for value in made.args:  # (each an array the callee computed: no container)
-        inner = lets.get(value.name) if isinstance(value, Var) else None
-        if inner is None or inner.prim in _LITERALS or inner.prim in (
-                "identity", "call", "getitem", "dict_merge", "bitwise_or", "list", "copy"):
-            return None
-    keys = tuple(made.params["keys"])
-    return Tree(dict, keys, (LEAF,) * len(keys))
 
 
 def _sliced_items(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
@@ -730,7 +668,7 @@ def _sorted_values(body: list[Stmt]) -> None:
 def _per_call(s: Any) -> bool:
     """Does ``s`` read a structure this pass decides per call (with no container
     argument: a literal, a key test, ``tuple(x)``)?"""
-    return _keyed_per_call(s) or isinstance(s, Let) and (
+    return keyed_per_call(s) or isinstance(s, Let) and (
         s.prim in ("contains", "dict_keys", "dict_merge", "dict_set") or s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list)))
@@ -751,11 +689,6 @@ def _spelled(a: Const) -> bool:
     """Is the string constant ``a`` written as itself (a literal, a key made a literal
     per call: ``"w"``, ``'w'``), not a name whose value may change between calls?"""
     return a.text.lstrip("rRuUbB")[:1] in ("'", '"')
-
-
-def _keyed_per_call(s: Any) -> bool:
-    """A dict comprehension's ``make_dict(keys, values)`` over run-time lists."""
-    return isinstance(s, Let) and s.prim == "make_dict" and "from_items" in s.params
 
 
 def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:

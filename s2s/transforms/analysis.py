@@ -10,7 +10,6 @@ solve (recursive functions are fixed points).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice
 from ..ir.walk import all_lets, depending, loop_breaks
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
+from .analysis_words import _structure, _user_name, structure_changed
 from .int_items import int_items
 from .list_operands import per_call
 from .results_count import results_unknown
@@ -31,23 +31,6 @@ STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
 
 
 _EMPTY_LIST = Tree(list, (), ())
-
-
-def _user_name(fn: Function, name: str) -> str:
-    """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
-    where the function's text has it."""
-    base = re.sub(r"_\d+$", "", name)
-    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line)
-                            for line in fn.source_lines.values()):
-        return base
-    return name
-
-
-def _structure(kind: Any) -> str:
-    """A value's structure in words (``{'w': *, 'b': *}``; ``*`` an array)."""
-    if isinstance(kind, Tree) and kind.type is dict and not kind.keys:
-        return "an empty dict"
-    return "an array" if kind == LEAF else f"`{kind!r}`"
 
 
 def facts(fn: Function, arg_kinds: tuple, active_params: tuple[int, ...] = (),
@@ -257,13 +240,8 @@ class Facts:
                     continue
                 if self.provisional:
                     continue
-                raise TransformError(
-                    f"`{_user_name(self.fn, entry)}` changes structure inside the "
-                    f"loop: {_structure(before_kind)} before an iteration, "
-                    f"{_structure(after)} after it", s.loc,
-                    "keep a value carried by a loop the same kind of value (a dict: the "
-                    "same keys)",
-                )
+                raise structure_changed(self.fn, entry, before_kind, after, s.loc, grown_item(
+                    before_kind, Seq(LEAF)) is not None)
             for brk in loop_breaks(s.body):
                 for entry, name in brk.copies:
                     if name in self.active:

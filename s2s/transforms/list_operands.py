@@ -114,6 +114,13 @@ class _Convert:
         elif s.prim in ("make_list", "make_tuple") and self.aliases.get(
                 s.target, s.target) not in self.changed_roots:
             self.literals[s.target] = (list if s.prim == "make_list" else tuple, s.args)
+        elif s.prim == "make_dict" and "keys" in s.params and any(
+                isinstance(b, Var) and b.name in self.trees for b in s.args):
+            # (a method's `self` made of its fields, `{"terms": self_terms}`: its
+            # `self.terms + [v]` is a list's `+`; it was NumPy's, a wrong gradient)
+            self.trees[s.target] = Tree(dict, tuple(s.params["keys"]), tuple(
+                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF
+                for b in s.args))
         if s.prim == "add" and any(isinstance(b, Var) and b.name in self.defaulted
                                    for b in s.args) and all(
                 isinstance(b, Var) and (b.name in self.literals or b.name in self.defaulted)
