@@ -29,7 +29,7 @@ from .nodes import (
     walk,
 )
 from .unroll_dicts import key_order, keys_literal, merged
-from .unroll_lengths import folded_length, length_const
+from .unroll_lengths import cut_default, defaulted_lengths, folded_length, length_const
 from .unroll_reads import StackedReads, run_time_key
 
 
@@ -83,6 +83,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
         _sorted_values(fn.body)
         return fn
     u = _Unroller(fn, trees)
+    u.sized = defaulted_lengths(fn, arg_kinds)  # (`zip(layers, (1.0, 2.0))`'s count)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     # (a loop's carried entry names hold another value at each iteration: never the
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
@@ -215,6 +216,7 @@ class _Unroller:
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
         self.length_consts: dict[int, Const] = {}  # (ir/unroll_lengths.py)
+        self.sized: dict[str, tuple[int, bool]] = {}  # (and cut_default's cuts)
         # a list literal a loop carries (`items = [m]`, appended to in the loop): its
         # structure, where that loop is unrolled (each copy then binds a name of its own)
         self.held: dict[str, Tree] = {}
@@ -439,6 +441,8 @@ class _Unroller:
         s = _appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
+        if name in self.sized and (cut := cut_default(self, s, name)) is not None:
+            return cut
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
