@@ -7,9 +7,12 @@ length, and an ``if``'s refusal naming emitted code (zip16; functions in zip16_f
    hessian).  The count is now the shortest of all: the default's length is read per
    call (``len(layers[:3])``, ir/unroll_lengths.py ``cut_default``), so a default
    replaced between calls by a longer or shorter tuple takes its own count.
+2. ``if x.shape[0] == 1: x = np.concatenate([x, 2.0 * x])`` under hessian and vmap of
+   grad: the refusal named ``x_x_times_2``, a name of the emitted code; it says "a list
+   or tuple this `if` builds" now, and names ``parts`` where the user bound one.
 
 Oracles: the NumPy function itself (a Python loop) for values, central differences for
-derivatives.  The default tier runs one grad; the sweep is slow."""
+derivatives.  The default tier runs one grad (~0.5 s of CPU); the rest is slow."""
 
 from __future__ import annotations
 
@@ -84,3 +87,27 @@ def test_float32(restore):
         g = s2s.grad(f)(x)
         np.testing.assert_allclose(g, _fd_grad(f, x.astype(np.float64)), rtol=2e-4,
                                    atol=1e-5)
+
+
+@pytest.mark.slow
+def test_if_built_list_refusal_names_no_emitted_code():
+    """2. ``x = np.concatenate([x, 2.0 * x])`` under an ``if``: hessian's refusal named
+    ``x_x_times_2``, a name of s2s's emitted code; it names what the user wrote."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.hessian(F.doubled)(np.array([0.3]))
+    text = str(info.value)
+    assert "x_x_times_2" not in text and "times" not in text, text
+    assert "a list or tuple this `if` builds" in text and "zip16_fns.py" in text, text
+    assert "build the list before the `if`" in text, text
+
+
+@pytest.mark.slow
+def test_if_built_list_refusal_under_vmap_of_grad_and_named_list():
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(s2s.grad(F.doubled))(np.array([[0.3], [0.5]]))
+    assert "x_x_times_2" not in str(info.value) and "builds" in str(info.value)
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.hessian(F.doubled_named)(np.array([0.3]))
+    assert "`parts` holds a container" in str(info.value), str(info.value)
+    x = np.array([0.3, 0.7])  # (the other path: runs, against the closed form)
+    np.testing.assert_allclose(s2s.grad(F.doubled)(x), np.sin(2 * x), rtol=1e-12)

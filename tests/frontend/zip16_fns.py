@@ -41,3 +41,10 @@ def doubled(x):
     if x.shape[0] == 1:
         x = np.concatenate([x, 2.0 * x], axis=0)
     return np.sum(np.sin(x) ** 2)
+
+
+def doubled_named(x):
+    if x.shape[0] == 1:
+        parts = [x, 2.0 * x]
+        x = np.concatenate(parts, axis=0)
+    return np.sum(np.sin(x) ** 2)
