@@ -24,6 +24,7 @@ from .fnlists import unroll_appending
 from .generator_reads import rest
 from .module_dicts import unroll_module_dict
 from .objects import iterated_object
+from .resolve import live_defaults
 from .static_loops import unroll_static
 from .windows import as_islice, as_zip, sliding_window
 
@@ -472,15 +473,25 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
     (``zip(x, x[1:])``: one less than ``x``'s; the first's alone indexed past the end
     of the others: an IndexError on NumPy, a clamped read on JAX).  Spelled
     ``len(x[:len(y)])``, a slice whose length every transform and the per-call
-    unrolling of tuples know (a Python ``min`` would be an ``if``)."""
+    unrolling of tuples know (a Python ``min`` would be an ``if``).  A constant
+    sequence's items read as constants: the loop is unrolled, its count known when
+    transforming or per call (``zip(layers, (1.0, 0.5, 2.0))`` of a parameter left at
+    a tuple default: ``len(layers[:3])``, the default's length read per call)."""
     n = loops.n
     known = {k: len(a.value) for k, a in enumerate(seqs) if isinstance(a, Const) and type(
         a.value) in (tuple, list)}  # (a module's constant: its length is known now)
-    if known:  # (its items read as constants: a loop unrolled, its count known now;
-        # a run-time sequence shorter than it is not checked, as before)
-        return loops.length(seqs[min(known, key=known.__getitem__)], node)
     first, *others = seqs
-    for stop in [_made_length(n, seq) or loops.length(seq, node) for seq in others]:
+    stops: list[Atom] = []
+    if known:
+        count = min(known.values())
+        defaulted = live_defaults(n.fn) if n.plan is None else {}
+        per_call = [a for a in seqs if isinstance(a, Var) and a.name in n.arguments and type(
+            defaulted.get(a.name)) in (tuple, list)]  # (its length per call: ir/unroll.py)
+        if not per_call:  # (a run-time sequence shorter than it is not checked)
+            return loops.length(seqs[min(known, key=known.__getitem__)], node)
+        first, *others = per_call
+        stops = [Const(count, repr(count))]
+    for stop in [_made_length(n, seq) or loops.length(seq, node) for seq in others] + stops:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)

@@ -32,7 +32,7 @@ from .settled_checks import any_constant_check, settled_checks, settled_widths
 from .unroll_calls import call_tree, kind_of_atom
 from .unroll_chains import appended, compose, keyed_per_call
 from .unroll_dicts import key_order, keys_literal, merged
-from .unroll_lengths import folded_length, length_const
+from .unroll_lengths import cut_default, defaulted_lengths, folded_length, length_const
 from .unroll_reads import StackedReads, run_time_key
 
 
@@ -60,6 +60,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             fn.body, False)
         return replace(fn, body=body) if settled else fn
     u = _Unroller(fn, trees)
+    u.sized = defaulted_lengths(fn, arg_kinds)  # (`zip(layers, (1.0, 2.0))`'s count)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     # (a loop's carried entry names hold another value at each iteration: never the
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
@@ -195,6 +196,7 @@ class _Unroller:
         self.length_consts: dict[int, Const] = {}  # (ir/unroll_lengths.py)
         self.depth = 0  # (a callee's unrolling, for the structure it returns: its depth)
         self.opaque: set[str] = set()  # calls' results whose structure is not known
+        self.sized: dict[str, tuple[int, bool]] = {}  # (and cut_default's cuts)
         # a list literal a loop carries (`items = [m]`, appended to in the loop): its
         # structure, where that loop is unrolled (each copy then binds a name of its own)
         self.held: dict[str, Tree] = {}
@@ -408,6 +410,8 @@ class _Unroller:
         name = a.name if isinstance(a, Var) else None
         if s.prim == "getitem" and name is not None:
             call_tree(self, name)  # (`c.terms` of `c = Terms(xs)`: its length known)
+        if name in self.sized and (cut := cut_default(self, s, name)) is not None:
+            return cut
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from .nodes import Const, Let
+from .kinds import LEAF
+from .nodes import Const, Index, Let, Slice
 
 _FOLDED = {
     "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
@@ -50,3 +51,35 @@ def length_const(u: Any, value: Any) -> Const:
     const = Const(value, repr(value))
     u.length_consts[id(const)] = const  # (kept alive: its id stays its own)
     return const
+
+
+def defaulted_lengths(fn: Any, arg_kinds: tuple) -> dict[str, tuple[int, bool]]:
+    """The lengths of the parameters this call leaves at a tuple or list default
+    (``f.__defaults__`` is read per call: code is made again when it changes)."""
+    return {p: (len(fn.defaults[p]), False) for p, k in zip(fn.params, arg_kinds)
+            if k == LEAF and type(fn.defaults.get(p)) in (tuple, list)}
+
+
+def cut_default(u: Any, s: Let, name: str) -> Let | None:
+    """``layers[:3]`` of a parameter left at a tuple or list default (``u.sized``), and
+    ``len`` of that cut: its length for this call.  The frontend spells ``zip(layers,
+    (1.0, 0.5, 2.0))``'s count so (frontend/loops.py ``_shortest``), and a loop reading
+    a constant's items is unrolled for it; ``len(layers)`` itself stays as it was."""
+    n, cut = u.sized[name]
+    index = s.params.get("index")
+    item = index.items[0] if isinstance(index, Index) and len(index.items) == 1 and \
+        not index.is_tuple else None
+    if s.prim == "getitem" and isinstance(item, Slice) and all(
+            b is None or isinstance(b, Const) and type(b.value) is int
+            for b in (item.lower, item.upper, item.step)) and (
+            item.step is None or item.step.value != 0):
+        bounds = [None if b is None else b.value for b in (item.lower, item.upper, item.step)]
+        u.sized[s.target] = (len(range(n)[slice(*bounds)]), True)
+        u.removable.add(s.target)
+        return s
+    if s.prim == "len" and cut:
+        u.lens[s.target] = n
+        u.removable.add(s.target)
+        u.constants[s.target] = length_const(u, n)
+        return Let(s.target, "identity", (u.constants[s.target],), {}, s.loc)
+    return None

@@ -24,6 +24,7 @@ from ..primitives.registry import arg_slots, refuse_underived
 from .analysis_words import _structure, _user_name, structure_changed
 from .int_items import int_items
 from .list_operands import per_call
+from .one_path import container_on_one_path
 from .results_count import results_unknown
 
 # structural primitives: a value built from (or passed through) active values is active
@@ -187,13 +188,8 @@ class Facts:
             known = self.kind_of_let(s)
         else:
             return
-        if isinstance(known, (Tree, Seq)):
-            raise TransformError(
-                f"`{s.target}` holds a container and is None on another path of the "
-                "`if` that binds it; s2s cannot make its derivative's zeros there",
-                s.loc, f"bind `{s.target}` on every path (a container of arrays there "
-                "too), or read it only in the `if` that binds it",
-            )
+        if isinstance(known, (Tree, Seq)):  # (worded in one_path.py)
+            raise container_on_one_path(self.fn, s.target, s.loc)
 
     def _is_int(self, s: Let) -> bool:
         """Is the value a Python int (a loop index, a length, arithmetic on those)?"""
