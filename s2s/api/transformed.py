@@ -23,7 +23,7 @@ from ..caches import LRU
 from ..emit.code import compile_module
 from ..emit.forwards import with_forwards
 from ..errors import Loc, TransformError
-from ..ir.kinds import LEAF, Kind, Tree, kind_of
+from ..ir.kinds import LEAF, Kind, Tree, call_kinds, kind_of
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
 from ..ir.peel import peelable_like, peeled_at
@@ -384,7 +384,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         nargs = len(args)
         _check_float_inputs("grad", args, argnums, self.holomorphic)
         self._refresh()
-        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
+        kinds = call_kinds(self.ir.params, args, kwargs)
         try:
             return self._generate(kinds, argnums, self.tuple_out, nargs=nargs, inner_args=args)
         except OutputStructureError:

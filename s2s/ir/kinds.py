@@ -83,6 +83,15 @@ def kind_of(value: Any) -> Kind:
     return LEAF
 
 
+def call_kinds(params: list[str], args: tuple, kwargs: dict) -> tuple[Kind, ...]:
+    """The structures of a call's arguments for every positional parameter: the
+    passed ones' by position, a parameter passed by keyword its value's (``cfg=`` a
+    dict of other keys than its default's: the code unrolls over the keys passed),
+    LEAF for one left at its default (the code reads the default's own structure)."""
+    return tuple(kind_of(a) for a in args) + tuple(
+        kind_of(kwargs[p]) if p in kwargs else LEAF for p in params[len(args):])
+
+
 def leaf_paths(kind: Kind, prefix: tuple = ()) -> list[tuple]:
     if isinstance(kind, (Leaf, Seq)):
         return [prefix]

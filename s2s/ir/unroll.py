@@ -53,7 +53,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     # call passed nothing) has the default's keys: `for k, v in weights.items()` unrolls
     # over them (else it indexed the dict by the loop's counter: KeyError)
     trees.update({p: kind_of(fn.defaults[p]) for p, k in zip(fn.params, arg_kinds)
-                  if k == LEAF and isinstance(fn.defaults.get(p), (dict, tuple))})
+                  if k == LEAF and isinstance(fn.defaults.get(p), dict)})
     if not trees and not any(_per_call(s) for s in walk(fn.body)):
         _sorted_values(fn.body)
         body, settled = settled_checks(fn.body) if any_constant_check(walk(fn.body)) else (
