@@ -625,12 +625,6 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     Normalizer ``n``; None for any other call."""
     if folds(obj, node):
         return folded(n, obj, text, node, target)
-    if obj is builtins.reversed and len(node.args) == 1 and not (
-            node.args[0].keyword or node.args[0].star):  # (a value: its items, last first)
-        flipped = cst.Subscript(node.args[0].value, [cst.SubscriptElement(
-            cst.Slice(None, None, cst.UnaryOperation(cst.Minus(), cst.Integer("1"))))])
-        n.desugar.alias_tree(flipped, node)
-        return n.exprs.expr(flipped, target)
     if (made := shape_builtin(n, obj, node, target)) is not None:
         return made  # (`str(x.shape)`: made where the code runs, shape_strings.py)
     if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its

@@ -117,3 +117,14 @@ def zip_with_a_named_tuple(x, layers=LAYERS):
     for (w, b), s in zip(layers, scales):
         h = s * np.tanh(h @ w + b)
     return np.sum(h ** 2)
+
+
+def spent_reversed(x):
+    xs = [x[0], x[1], x[2]]
+    r = reversed(xs)
+    a = 0.0
+    for v in r:
+        a = a + np.sin(v)
+    for v in r:  # (spent: Python's iterator gives nothing here)
+        a = a + 10.0 * v
+    return a

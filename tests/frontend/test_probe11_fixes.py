@@ -106,13 +106,16 @@ def test_try_around_nothing() -> None:
     _calls(F.try_around_nothing, [X4, -0.5 * X4])
 
 
-@pytest.mark.slow  # (the default tier's budget: ~0.5 s CPU)
-def test_reversed_as_a_value() -> None:
-    """``Poly(reversed(p.coefs))`` (a list handed to a constructor), ``list(reversed(x))``
-    and a generator over ``reversed(x[1:])`` were refused ("reversed() is supported only
-    in a loop header, over range(...)"); as a value ``reversed(s)`` is ``s[::-1]``, its
-    items last first.  Against central differences, two calls."""
-    _calls(F.reversed_values, [X4, -0.7 * X4])
+def test_reversed_as_a_value_is_refused() -> None:
+    """``reversed(s)`` kept as a value is Python's iterator, spent by the first loop over
+    it: read as the sequence ``s[::-1]`` (as this probe first made it), the second loop
+    of ``spent_reversed`` walked the items again, a gradient of ``cos(x) + 10`` where the
+    function's is ``cos(x)`` (the lead's merge).  Refused at the call, as before."""
+    for fn in (F.spent_reversed, F.reversed_values):
+        with pytest.raises(s2s.UnsupportedSyntaxError) as err:
+            s2s.grad(fn)(X4)
+        assert "reversed() is supported only in a loop header" in str(err.value)
+        assert err.value.loc is not None and "reversed(" in err.value.loc.text
 
 
 @pytest.mark.slow  # (the default tier's budget)
