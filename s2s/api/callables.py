@@ -587,8 +587,9 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
         if isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Name):
             out.add(node.func.value.id)  # (`cfg["act"](x)`: an item of it is called)
         if isinstance(node.func, (ast.Subscript, ast.Attribute)) and isinstance(
-                node.func.value, (ast.Subscript, ast.Attribute)) and (
-                root := _attribute_root(node.func.value)):
+                node.func.value, (ast.Subscript, ast.Attribute)) and not any(
+                isinstance(a, ast.Attribute) and a.attr in _VALUE_METHODS for a in ast.walk(
+                    node.func)) and (root := _attribute_root(node.func.value)):
             out.add(root)  # (`net.layers[0](h)`, `net.inner.apply(h)`)
         if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
             out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)

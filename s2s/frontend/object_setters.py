@@ -22,6 +22,7 @@ from typing import Any
 
 import libcst as cst
 
+from .. import syntax
 from ..errors import mark_shared_write
 from ..ir.nodes import Const, Index, Let, Var, walk
 from .buffers import ALIASING, VIEWS
@@ -112,7 +113,7 @@ def _getter_field(cls: type, attr: str) -> str:
     found = inspect.getattr_static(cls, attr, None)
     fget = found.fget if isinstance(found, property) and found.fset is not None else None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fget))) if isinstance(
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(fget))) if isinstance(
             fget, types.FunctionType) else None
     except (OSError, TypeError, SyntaxError):
         tree = None

@@ -17,6 +17,7 @@ import ast
 from dataclasses import replace
 from typing import Any
 
+from .. import syntax
 from ..errors import TransformError, UnpackError
 from .nodes import Const, For, If, Let, Stmt
 
@@ -66,7 +67,7 @@ def _test_text(s: Let) -> str:
     if "body" in s.params:
         return template[3:-1] if template.startswith("if ") and template.endswith(":") else ""
     try:
-        node = ast.parse(template).body[0]
+        node = syntax.parse(template).body[0]
     except SyntaxError:
         return ""
     return ast.unparse(node.test) if isinstance(node, ast.Assert) else ""
@@ -81,7 +82,7 @@ def _constant_test(s: Let) -> bool | None:
         return None
     text = _test_text(s)
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = syntax.parse(text, mode="eval")
     except SyntaxError:
         return None
     if not text or not all(isinstance(node, _LITERAL_NODES) for node in ast.walk(tree)):
