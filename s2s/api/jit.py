@@ -42,6 +42,7 @@ from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs, shown
+from .unchecked_writes import unchecked_write
 from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
@@ -116,17 +117,26 @@ def _refuse_side_effects(fun: Any, jits: bool) -> None:
     view, container or the caller would see the write (``y = x; y += 1``): JAX's
     arrays are values, so the code would rebind the written name alone and give
     another number than NumPy (the grad path's refusals, ``errors.mark_shared_write``).
-    The normalizer finds them, located; code it cannot read otherwise is still run
-    as it is (jit does not require the transformable subset)."""
+    The normalizer finds them, located; code it refuses for another reason (an
+    ``import`` inside) or cannot read is still run as it is (jit does not require the
+    transformable subset), on JAX once ``unchecked_writes`` has found no write into an
+    array there that another name may see (it refuses one it cannot clear)."""
     if not inspect.isfunction(fun):
+        if jits and not isinstance(fun, Transformed) and (
+                found := unchecked_write(fun)) is not None:
+            raise found
         return
     try:
         rebound = pipeline.lower(fun).rebound_writes
     except TransformError as err:
         if "side effect" in str(err) or jits and err.shared_write:  # (a callee's
             raise err.with_func(fun.__name__) from None  # `y += v` too: JAX's `+=`
-        return  # rebinds `y`, NumPy's adds into the caller's array)
-    except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
+        if jits and (found := unchecked_write(fun, err)) is not None:  # (rebinds `y`,
+            raise found from None  # NumPy's adds into the caller's array)
+        return
+    except Exception as err:  # noqa: BLE001 - anything else: jit runs the code as it is
+        if jits and (found := unchecked_write(fun, err)) is not None:
+            raise found from None
         return
     if jits and rebound:  # (`a = d["k"]; d["k"] += x`: a rebound in emitted code only)
         raise rebound[0].with_func(fun.__name__)
