@@ -100,3 +100,89 @@ def test_the_numpy_backend_still_gives_numpys_result(name):  # (a default: its s
     for call in (1, 3):
         x = _values(np.float64, call)
         np.testing.assert_allclose(jitted(x), FNS[name](x.copy()), rtol=1e-12)
+
+
+# ---- strings inside pytree arguments under s2s.jit(..., backend="jax") -------------
+
+# (tanh's derivative near saturation: s2s's 1 - tanh**2 and JAX's differ by rounding)
+TOL = {np.float64: dict(rtol=1e-10, atol=1e-13), np.float32: dict(rtol=1e-4, atol=1e-6)}
+
+import jaxjit16_str_fns as S  # noqa: E402
+
+
+def _act_twin(jnp, x, kind):
+    return jnp.tanh(x) if kind == "tanh" else jnp.sin(x) if kind == "sin" else x * x
+
+
+def _twins(jnp):
+    act = lambda x, k: _act_twin(jnp, x, k)  # noqa: E731
+    return {
+        "f_dict": (lambda x, c: jnp.sum(act(x * c["w"], c["kind"]) ** 2),
+                   lambda k, i: {"kind": k, "w": 2.0 + i}),
+        "f_tuple": (lambda x, c: jnp.sum(act(x * c[1], c[0]) ** 2),
+                    lambda k, i: (k, 2.0 + i)),
+        "f_nested": (lambda x, c: jnp.sum(act(x * c["layer"]["w"], c["layer"]["kind"]) ** 2)
+                     + c["scale"] * jnp.sum(x),
+                     lambda k, i: {"layer": {"kind": k, "w": 1.5 + i}, "scale": 0.5}),
+        "f_list": (lambda x, ks: sum(jnp.sum(act(x, k)) for k in ks),
+                   lambda k, i: [k, "square"]),
+        "f_named": (lambda x, c: jnp.sum(act(x * c.w, c.kind) ** 2),
+                    lambda k, i: S.Cfg(k, 2.0 + i)),
+    }
+
+
+def test_a_string_in_a_dict_argument_is_static_under_jit_of_grad():
+    """Before: JAX's "Error interpreting argument ... of type <class 'str'> ... at
+    path cfg['kind']". Now each string traces its own branch (two compilations for
+    three calls), each gradient JAX's of the jax.numpy twin."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    twin, cfg = _twins(jnp)["f_dict"]
+    g = s2s.jit(s2s.grad(S.f_dict), backend="jax")
+    x = np.array([0.3, -0.7, 1.2])
+    for i, kind in enumerate(["tanh", "sin", "tanh"]):
+        c = cfg(kind, i)
+        np.testing.assert_allclose(g(x, c), jax.grad(twin)(x, c), rtol=1e-12)
+    assert g.cache_info().compilations == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad", "plain", "keyword"])
+@pytest.mark.parametrize("name", ["f_dict", "f_tuple", "f_nested", "f_list", "f_named"])
+def test_strings_in_pytree_arguments_are_static_on_jax(name, mode, dtype):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    twin, cfg = _twins(jnp)[name]
+    fn = getattr(S, name)
+    made = {"grad": s2s.grad, "value_and_grad": s2s.value_and_grad, "plain": lambda f: f,
+            "keyword": s2s.grad}[mode](fn)
+    want_of = {"grad": jax.grad, "value_and_grad": jax.value_and_grad,
+               "plain": lambda f: f, "keyword": jax.grad}[mode](twin)
+    jitted = s2s.jit(made, backend="jax")
+    second = list(inspect.signature(fn).parameters)[1]
+    kinds = ["tanh", "sin", "tanh", "other", "sin", "tanh", "other", "sin", "tanh", "sin"]
+    for i, kind in enumerate(kinds):  # (calls 1 to 10, the string changing)
+        x = (np.array([0.3, -0.7, 1.2]) * (1 + 0.1 * i)).astype(dtype)
+        c = cfg(kind, i)
+        got = jitted(x, **{second: c}) if mode == "keyword" else jitted(x, c)
+        want = want_of(x, c)
+        for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(g, w, **TOL[dtype])
+    assert jitted.cache_info().compilations == 3  # (one per string)
+
+
+@pytest.mark.slow
+def test_a_string_in_a_dict_is_static_under_jit_of_vmap():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    twin, cfg = _twins(jnp)["f_dict"]
+    vm = s2s.jit(s2s.vmap(S.f_dict, in_axes=(0, None)), backend="jax")
+    xs = np.array([[0.3, -0.7, 1.2], [1.0, 0.5, -2.0]])
+    for i, kind in enumerate(["tanh", "sin", "other", "tanh"]):
+        c = cfg(kind, i)
+        np.testing.assert_allclose(vm(xs, c), jax.vmap(twin, in_axes=(0, None))(xs, c),
+                                   rtol=1e-12)
