@@ -33,3 +33,16 @@ def f_list(x, kinds):
 
 def f_named(x, cfg):
     return np.sum(act(x * cfg.w, cfg.kind) ** 2)
+
+
+# ---- a NumPy default indexed by a traced value (s2s.jit(..., backend="jax"))
+
+
+def lerp_default(x, grid=np.array([-1.0, 0.0, 0.5, 2.0]), table=np.array([1.0, 0.0, 0.5, 3.0])):
+    i = np.clip(np.searchsorted(grid, x) - 1, 0, grid.size - 2)
+    w = (x - grid[i]) / (grid[i + 1] - grid[i])
+    return np.sum((1.0 - w) * table[i] + w * table[i + 1])
+
+
+def sliced_by_default(x, sizes=np.array([2, 3])):
+    return np.sum(x[: sizes[0]] ** 2) * sizes[1]

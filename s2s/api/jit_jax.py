@@ -24,9 +24,11 @@ from ..backends.jax_backend import (
     JaxBackend,
     lowered_user_code,
 )
+from ..backends.jax_defaults import indexable
 from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
+from ..frontend.resolve import DefaultVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
 from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
@@ -71,12 +73,19 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     """Give ``jfn`` the current values of the names it reads from the user's
     module (as the NumPy code would read them), translated for JAX."""
     fn, names = jfn.__s2s_numpy__  # type: ignore[attr-defined]
-    if getattr(fn, "__s2s_free__", None):
+    free = getattr(fn, "__s2s_free__", None)
+    if free:
         signatures.read_free_names(fn)
     translator = translator or Translator(backend)
     target = jfn.__globals__
-    for name in names:
-        target[name] = translator(fn.__globals__[name])
+    defaults = {n for n, var in free or () if type(var) is DefaultVar}
+    for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
+        value = translator(fn.__globals__[name])
+        target[name] = indexable(value) if name in defaults else value
+    if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
+        jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
+    if jfn.__kwdefaults__:
+        jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
 
 def translate(backend: JaxBackend, value: Any) -> Any:
     return Translator(backend)(value)
@@ -387,9 +396,9 @@ class Translator:
         new = types.FunctionType(code, new_globals, fn.__name__, None, closure)
         self._functions[id(fn)] = new  # (its defaults may name it)
         new.__defaults__ = None if fn.__defaults__ is None else tuple(  # (`act=np.tanh`:
-            self(d) for d in fn.__defaults__)  # JAX's, as the body's functions are)
-        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {
-            k: self(d) for k, d in fn.__kwdefaults__.items()}
+            indexable(self(d)) for d in fn.__defaults__)  # JAX's, as the body's are;
+        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {  # an array's
+            k: indexable(self(d)) for k, d in fn.__kwdefaults__.items()}  # jax_defaults)
         new.__qualname__ = fn.__qualname__
         new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
         if text is not None:

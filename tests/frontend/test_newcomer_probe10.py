@@ -41,10 +41,6 @@ EXPECTED: dict[str, str] = {
     # piecewise constant" before this probe; it names `np.add.at` now, which runs:
     # add_at_scatter); JAX differentiates the weights
     "bincount_weighted": "refused",
-    # under s2s.jit(..., backend="jax") only: `grid[i]` of the default NumPy array
-    # `grid` indexed by a traced `i` (TracerArrayConversionError, located); the JAX
-    # twin's default is a jax array (a JAX user's NumPy default fails alike)
-    "searchsorted_lerp": "refused",
     # `np.finfo(x.dtype).eps`: "`np.finfo` has no derivative rule in s2s yet"; JAX runs it
     "finfo_eps_log": "refused",
     # `np.hstack([x, [1.0]])`: JAX's hstack refuses the list item (its twin fails in
