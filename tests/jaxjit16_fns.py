@@ -480,3 +480,30 @@ def list_sorted(x):
     ks = [3, 1, 2]
     ks.sort()
     return x * ks[0] * math.pi
+
+
+# ---- reached only while JAX traces (test_jaxjit16's own calls, not the tables)
+
+
+class Stepper:  # (a registered pytree class: test_jaxjit16 registers it)
+    def __init__(self, w):
+        self.w = w
+
+    def step(self, v):
+        v += self.w  # refused
+
+
+def static_callable_adds(x, g):
+    import math
+
+    y = x * math.pi
+    g(y)
+    return y
+
+
+def argument_method_adds(x, m):
+    import math
+
+    y = x * math.pi
+    m.step(y)
+    return y

@@ -15,7 +15,8 @@ import pytest
 import s2s
 from s2s.errors import TransformError
 
-HELPERS = {"ident", "bump", "bump_by", "set_first"}
+HELPERS = {"ident", "bump", "bump_by", "set_first", "static_callable_adds",
+           "argument_method_adds"}
 FNS = {n: f for n, f in inspect.getmembers(F, inspect.isfunction)
        if f.__module__ == F.__name__ and n not in HELPERS}
 LINES = inspect.getsourcelines(F)[0]
@@ -100,6 +101,30 @@ def test_the_numpy_backend_still_gives_numpys_result(name):  # (a default: its s
     for call in (1, 3):
         x = _values(np.float64, call)
         np.testing.assert_allclose(jitted(x), FNS[name](x.copy()), rtol=1e-12)
+
+
+def _refused_in_the_trace(call, helper):
+    with pytest.raises(TransformError) as err:
+        call()
+    assert err.value.shared_write
+    lines, first = inspect.getsourcelines(helper)
+    line = first + next(k for k, t in enumerate(lines) if "# refused" in t)
+    assert f'line {line}, column ' in str(err.value), str(err.value)
+
+
+def test_a_static_callable_or_an_arguments_method_writing_in_place_is_refused():
+    """Functions no name in the jitted function says, reached while JAX traces it:
+    ``g(y)`` for ``g = bump`` given static, ``m.step(y)`` of a registered pytree
+    argument. Before: ``x * pi`` where NumPy gives ``x * pi + 1`` (both)."""
+    jax = pytest.importorskip("jax")
+    if not hasattr(F.Stepper, "tree_flatten"):
+        jax.tree_util.register_pytree_node(
+            F.Stepper, lambda m: ((m.w,), None), lambda aux, ch: F.Stepper(*ch))
+    x = np.array([0.3, -0.7, 1.2])
+    _refused_in_the_trace(lambda: s2s.jit(F.static_callable_adds, backend="jax",
+                                          static_argnums=1)(x, F.bump), F.bump)
+    _refused_in_the_trace(lambda: s2s.jit(F.argument_method_adds, backend="jax")(
+        x, F.Stepper(np.ones(3))), F.Stepper.step)
 
 
 # ---- strings inside pytree arguments under s2s.jit(..., backend="jax") -------------

@@ -57,7 +57,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
         try:
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
-                               self._examples, self._example_key(args, kwargs), texts)
+                               self._examples, self._example_key(args, kwargs), texts,
+                               self._unchecked)
         finally:
             jax_numpy.transposes.reset(memo)
             jax_control.unroll_limit.reset(token)

@@ -64,6 +64,7 @@ from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
+from .unchecked_writes import callee_write
 from .vectorize import Vmapped, in_argument_types
 
 # ---- running s2s objects and user code on the JAX backend ----
@@ -91,10 +92,14 @@ def translate(backend: JaxBackend, value: Any) -> Any:
     return Translator(backend)(value)
 
 def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dict | None = None,
-         example_key: Any = None, texts: list | None = None) -> Any:
+         example_key: Any = None, texts: list | None = None,
+         unchecked: str | None = None) -> Any:
     """Run ``fun`` (an s2s transform or a user function) on JAX values: the body
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
-    code per signature (``example_key``); ``texts`` gets the emitted text run."""
+    code per signature (``example_key``); ``texts`` gets the emitted text run;
+    ``unchecked``: the frontend's reason for refusing a user ``fun`` (the user
+    functions it reaches are then checked for in-place writes as they are translated:
+    ``unchecked_writes.callee_write``)."""
     texts = texts if texts is not None else []
     if isinstance(fun, Transformed) and (kwargs or fun._by_keyword[1]):  # (a pytree
         args, kwargs = as_positional(fun._by_keyword, args, kwargs)  # by default)
@@ -149,6 +154,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     translator = Translator(backend)
+    if unchecked is not None:  # (the function itself checked when jitted)
+        translator.checking = (unchecked, fun, {id(fun), id(getattr(fun, "__func__", fun))})
     translated = translator(fun)
     text = getattr(translated, "__s2s_text__", None)
     if text is not None:  # s2s.source shows the user's code as it runs
@@ -233,6 +240,7 @@ class Translator:
 
     def __init__(self, backend: JaxBackend) -> None:
         self.backend = backend
+        self.checking: tuple | None = None  # (call's `unchecked`: reason, function, ids)
         self._functions: dict[int, Any] = {}
         self._globals: dict[int, dict] = {}
         self._filled: dict[int, set[str]] = {}
@@ -381,6 +389,10 @@ class Translator:
         found = self._functions.get(id(fn))
         if found is not None:
             return found
+        if self.checking is not None and id(fn) not in self.checking[2]:
+            refusal = callee_write(fn, self.checking[1], self.checking[0])
+            if refusal is not None:  # (a static argument's function, an argument's
+                raise refusal  # method: in-place writes, as the jitted function's)
         new_globals = self._translated_globals(fn.__globals__, fn.__code__)
         closure = None
         if fn.__closure__ is not None:  # (filled below, once `new` is registered: a

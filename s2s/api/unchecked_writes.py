@@ -34,7 +34,7 @@ from .. import syntax
 from ..errors import Loc, TransformError, UnsupportedSyntaxError, mark_shared_write
 from .unchecked_scope import _LIBRARIES, _MISSING, _NP_WRITES, _WRITE_METHODS, _Scope
 
-__all__ = ["unchecked_write"]
+__all__ = ["unchecked_write", "callee_write"]
 
 SITE_DIRS = tuple(  # (where installed libraries live: jax_backend's, without JAX)
     p + os.sep for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
@@ -59,6 +59,17 @@ def unchecked_write(fun: Any, why: BaseException | None = None) -> TransformErro
         if found.refusal is not None:
             return found.refusal.with_func(getattr(fun, "__name__", "f"))
         queue += [(c, False) for c in found.callees if id(c) not in seen]
+    return None
+
+
+def callee_write(fn: Any, top: Any, why: str) -> TransformError | None:
+    """:func:`unchecked_write` of ``fn``, a user function the code of ``top`` (a
+    function the frontend refused, checked by :func:`unchecked_write` when jitted)
+    reaches while JAX traces it: a function given as a static argument, a method of an
+    argument's class, which no name in ``top`` says (its arguments: another name's)."""
+    found = _Function(fn, False, why)
+    if found.refusal is not None:
+        return found.refusal.with_func(getattr(top, "__name__", "f"))
     return None
 
 
