@@ -172,6 +172,15 @@ def test_a_string_in_a_dict_argument_is_static_under_jit_of_grad():
     assert g.cache_info().compilations == 2
 
 
+def test_a_string_in_a_result_stays_jaxs_to_refuse():
+    """The string an argument's dict carries is static on the way in; returned, it is
+    JAX's error for a string result (as ``jax.jit``'s), never a ``Static`` node in the
+    caller's dict (it was, for a result dict whose keys are sorted)."""
+    pytest.importorskip("jax")
+    with pytest.raises(TypeError, match="str"):
+        s2s.jit(S.returns_the_string, backend="jax")(np.ones(3), {"kind": "a", "w": 2.0})
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("mode", ["grad", "value_and_grad", "plain", "keyword"])

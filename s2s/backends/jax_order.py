@@ -116,7 +116,7 @@ def keyed_results(tree: Any) -> Any:
     already stays a dict (``jax.jit`` rebuilds it in that order, from C, with no
     :class:`Keyed` to make plain again after each call); the others become
     :class:`Keyed`.  The order is the trace's, so it is the same at every call."""
-    return _dicts_as(tree, _keyed_unless_sorted)
+    return _dicts_as(tree, _keyed_unless_sorted, False)
 
 
 def _as_keyed(d: dict, values: tuple) -> Keyed:
@@ -127,30 +127,33 @@ def _keyed_unless_sorted(d: dict, values: tuple) -> Any:
     return dict(zip(d, values)) if _in_sorted_order(d) else Keyed((tuple(d), values))
 
 
-def _dicts_as(tree: Any, node: Callable[[dict, tuple], Any]) -> Any:
+def _dicts_as(tree: Any, node: Callable[[dict, tuple], Any], static: bool = True) -> Any:
     """``tree`` with each dict in it ``node(d, values)``, its values converted first;
-    a string inside it a :class:`Static`."""
+    a string inside it a :class:`Static` (``static``: an argument's; a result's stays a
+    string, which ``jax.jit`` refuses, as it refuses it from a function it traces)."""
     t = type(tree)
     if t is dict:
         values = tuple(tree.values())
         if not _all_values(map(type, values)):
-            values = tuple([v if type(v) in VALUE_LEAVES else _inner(v, node)
+            values = tuple([v if type(v) in VALUE_LEAVES else _inner(v, node, static)
                             for v in values])
         return node(tree, values)
     if t is tuple or t is list:
-        return t([v if type(v) in VALUE_LEAVES else _inner(v, node) for v in tree])
+        return t([v if type(v) in VALUE_LEAVES else _inner(v, node, static) for v in tree])
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
-        lambda x: _inner(x, node) if type(x) in (dict, str) else x, tree,
+        lambda x: _inner(x, node, static) if type(x) in (dict, str) else x, tree,
         is_leaf=_is_dict)
 
 
 _all_values = VALUE_LEAVES.issuperset
 
 
-def _inner(value: Any, node: Callable[[dict, tuple], Any]) -> Any:
-    return Static((value,)) if type(value) is str else _dicts_as(value, node)
+def _inner(value: Any, node: Callable[[dict, tuple], Any], static: bool) -> Any:
+    if type(value) is str:
+        return Static((value,)) if static else value
+    return _dicts_as(value, node, static)
 
 
 def unordered_dict(tree: Any) -> bool:
