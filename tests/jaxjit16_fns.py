@@ -374,6 +374,16 @@ def out_keyword_into_a_new_array(x):
     return y
 
 
+def operator_iadd_through_second_name(x):
+    import math
+    import operator
+
+    y = x * math.pi
+    z = y
+    operator.iadd(z, 1.0)  # refused
+    return y
+
+
 # ---- unshared: these run on JAX
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import sys
 from typing import Any
 
@@ -44,6 +45,8 @@ _NOT_ARRAYS = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes"}
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _MISSING = object()
 
+_OPERATOR_WRITES = {"iadd", "isub", "imul", "itruediv", "ifloordiv", "ipow", "imatmul",
+                    "imod", "iand", "ior", "ixor", "ilshift", "irshift", "iconcat"}
 _CONTAINER_CALLS = {"list", "dict", "tuple", "sorted", "set"}
 
 
@@ -319,6 +322,8 @@ class _Scope:
                 isinstance(func.value, ast.Name) and func.value.id in self.bindings and
                 func.value.id not in self.imports)
         name = getattr(fn, "__name__", "")
+        if fn is getattr(operator, name, None) and name in _OPERATOR_WRITES:
+            return True  # (`operator.iadd(z, v)`: NumPy's `z += v`, a new array on JAX)
         return name in _NP_WRITES and (isinstance(getattr(fn, "__self__", None), np.ufunc)
                                        or (getattr(fn, "__module__", "") or "").startswith(
                                            "numpy"))
