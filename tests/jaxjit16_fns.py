@@ -384,6 +384,14 @@ def operator_iadd_through_second_name(x):
     return y
 
 
+def chained_assignment_added(x):
+    import math
+
+    a = b = x * math.pi
+    a += 1.0  # refused
+    return b
+
+
 # ---- unshared: these run on JAX
 
 

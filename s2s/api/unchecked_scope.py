@@ -127,9 +127,9 @@ class _Scope:
 
     def _bind(self, n: ast.AST) -> None:
         """The values a statement or expression binds to names (None: not known)."""
-        if isinstance(n, ast.Assign):
+        if isinstance(n, ast.Assign):  # (`a = b = v`: one value, two names)
             for target in n.targets:
-                self._bind_target(target, n.value)
+                self._bind_target(target, n.value if len(n.targets) == 1 else None)
         elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
             self._bind_target(n.target, n.value)
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
