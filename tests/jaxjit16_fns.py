@@ -392,6 +392,25 @@ def chained_assignment_added(x):
     return b
 
 
+def list_extended_by_augmented_assignment(x):
+    import math
+
+    y = x * math.pi
+    keep = []
+    keep += [y]
+    y += 1.0  # refused
+    return keep[0]
+
+
+def array_copy_none_added(x):
+    import math
+
+    y = x * math.pi
+    z = np.array(y, copy=None)
+    z += 1.0  # refused
+    return y
+
+
 # ---- unshared: these run on JAX
 
 

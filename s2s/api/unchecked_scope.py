@@ -233,8 +233,7 @@ class _Scope:
                 and not isinstance(e.op, (ast.Add, ast.Mult)) else "unknown"
         if isinstance(e, ast.UnaryOp):
             return self.kind(e.operand, seen)
-        value = e.value if isinstance(e, ast.Constant) else self.owner._resolve(
-            e, self.imports) if isinstance(e, ast.Attribute) else _MISSING
+        value = e.value if isinstance(e, ast.Constant) else self.resolve(e) if isinstance(e, ast.Attribute) else _MISSING
         if isinstance(value, (bool, int)):
             return "int"
         if isinstance(value, (float, complex)) or self.fresh_call(e):
@@ -248,13 +247,23 @@ class _Scope:
             self.kind(value) in ("array", "int") or self.kind(value) == "container" and
             self.fresh(value) and not isinstance(value, ast.Call))
 
+    def resolve(self, e: ast.expr) -> Any:
+        """The object a (dotted) name means here: _MISSING for a local's."""
+        root = e
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.bindings and \
+                root.id not in self.imports:
+            return _MISSING
+        return self.owner._resolve(e, self.imports)
+
     def fresh_call(self, call: ast.expr) -> bool:
         """A call of a function that returns a new value holding no argument (a
         NumPy ufunc or function making a new array, ``math``, ``len``...)."""
         if not isinstance(call, ast.Call) or _keyword(call, "copy", False) or any(
                 k.arg == "out" for k in call.keywords):
             return False
-        fn = self.owner._resolve(call.func, self.imports)
+        fn = self.resolve(call.func)
         if fn is _MISSING:
             return False
         if isinstance(fn, np.ufunc):
@@ -316,7 +325,7 @@ class _Scope:
 
     def _np_write(self, call: ast.Call) -> bool:
         func = call.func
-        fn = self.owner._resolve(func, self.imports)
+        fn = self.resolve(func)
         if fn is _MISSING:
             return isinstance(func, ast.Attribute) and func.attr in _NP_WRITES and not (
                 isinstance(func.value, ast.Name) and func.value.id in self.bindings and
@@ -403,12 +412,16 @@ class _Scope:
                 return "safe"
             elif isinstance(p, (ast.If, ast.While, ast.IfExp)) and child is p.test:
                 return "safe"
-            elif isinstance(p, ast.AugAssign):
-                return "safe"  # (`z += y`: y read, not held)
+            elif isinstance(p, ast.AugAssign):  # (`z += y` of an array `z` reads y;
+                return "safe" if child is node and isinstance(  # a list's holds it)
+                    p.target, ast.Name) and self.kind(p.target) in ("array", "int") \
+                    else "escape"
             elif isinstance(p, ast.keyword):
                 child = p
             elif isinstance(p, ast.Call):
                 if child is p.func or self.fresh_call(p) or (
+                        isinstance(p.func, ast.Attribute) and p.func.attr in _FRESH_METHODS
+                        and not _keyword(p, "copy", False)) or (
                         self._np_write(p) and p.args and child is not p.args[0]):
                     return "safe"
                 if isinstance(p.func, ast.Attribute) and p.func.attr in _STORING_METHODS:
@@ -424,6 +437,11 @@ class _Scope:
 
 
 def _keyword(call: ast.Call, name: str, value: Any) -> bool:
+    """Whether ``call`` passes ``name=value`` (``copy=False``: also any ``copy=`` but
+    ``True``, as ``copy=None`` copies only when it must)."""
+    if name == "copy" and value is False:
+        return any(k.arg == "copy" and not (isinstance(k.value, ast.Constant) and
+                                           k.value.value is True) for k in call.keywords)
     return any(k.arg == name and isinstance(k.value, ast.Constant) and
                k.value.value is value for k in call.keywords)
 
