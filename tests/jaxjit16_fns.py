@@ -411,6 +411,14 @@ def array_copy_none_added(x):
     return y
 
 
+def median_overwrites_its_input(x):
+    import math
+
+    y = x * math.pi
+    m = np.median(y, overwrite_input=True)  # refused
+    return y * m
+
+
 # ---- unshared: these run on JAX
 
 

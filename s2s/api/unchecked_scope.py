@@ -271,6 +271,8 @@ class _Scope:
         module = getattr(fn, "__module__", None) or ""
         name = getattr(fn, "__name__", "")
         if module.split(".")[0] == "numpy" or getattr(fn, "__self__", None) is np:
+            if name == "diff" and (len(call.args) > 1 or call.keywords):
+                return False  # (`np.diff(y, 0)` is `y` itself)
             return name in _NP_FRESH
         if fn is getattr(math, name, None) and callable(fn):
             return True
@@ -321,7 +323,10 @@ class _Scope:
                                        k.value.value is None):
                 bufs = k.value.elts if isinstance(k.value, ast.Tuple) else [k.value]
                 out += [(call, _root(b), not isinstance(b, ast.Name), "out") for b in bufs]
-        return out
+            if k.arg == "overwrite_input" and not (isinstance(k.value, ast.Constant) and
+                                                   not k.value.value) and call.args:
+                out.append((call, _root(call.args[0]), True, "out"))  # (np.median's
+        return out  # partial sort of its argument in place: JAX's leaves it)
 
     def _np_write(self, call: ast.Call) -> bool:
         func = call.func
@@ -349,7 +354,8 @@ class _Scope:
             return refuse(node, text, "JAX's arrays do not run that method in place "
                           "(`.sort()` returns a sorted copy)", *_instead(node))
         if what == "out":
-            return refuse(node, text, "JAX's functions take no `out=`", *_instead(node))
+            return refuse(node, text, "JAX's functions take no `out=` and write into no "
+                          "argument (`overwrite_input=`)", *_instead(node))
         why = self._owned(root, item) if root is not None else "it writes into an " \
             "expression's value"
         return None if why is None else refuse(node, text, why, *_instead(node))
