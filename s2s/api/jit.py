@@ -42,6 +42,7 @@ from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs, shown
+from .unchecked_writes import _user_callables, unchecked_write
 from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
@@ -109,27 +110,40 @@ def _check_static_argnums(sig: inspect.Signature | None, nums: tuple[int, ...]) 
         )
 
 
-def _refuse_side_effects(fun: Any, jits: bool) -> None:
+def _refuse_side_effects(fun: Any, jits: bool) -> str | None:
     """A plain function given to jit must not print or change module state: under
     JAX the effect happens once, while tracing, with tracers; on NumPy on every call.
     On JAX (``jits``) it must not write into an array in place where another name,
     view, container or the caller would see the write (``y = x; y += 1``): JAX's
     arrays are values, so the code would rebind the written name alone and give
     another number than NumPy (the grad path's refusals, ``errors.mark_shared_write``).
-    The normalizer finds them, located; code it cannot read otherwise is still run
-    as it is (jit does not require the transformable subset)."""
+    The normalizer finds them, located; code it refuses for another reason (an
+    ``import`` inside) or cannot read is still run as it is (jit does not require the
+    transformable subset), on JAX once ``unchecked_writes`` has found no write into an
+    array there that another name may see (it refuses one it cannot clear).  Returns
+    the frontend's reason in that case (the user functions the code reaches while JAX
+    traces it are checked then: ``jit_jax.Translator``), else None."""
     if not inspect.isfunction(fun):
-        return
+        if jits and not isinstance(fun, Transformed) and _user_callables(fun):
+            if (found := unchecked_write(fun)) is not None:
+                raise found
+            return ""  # (the frontend was not asked)
+        return None
     try:
         rebound = pipeline.lower(fun).rebound_writes
     except TransformError as err:
         if "side effect" in str(err) or jits and err.shared_write:  # (a callee's
             raise err.with_func(fun.__name__) from None  # `y += v` too: JAX's `+=`
-        return  # rebinds `y`, NumPy's adds into the caller's array)
-    except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
-        return
+        if jits and (found := unchecked_write(fun, err)) is not None:  # (rebinds `y`,
+            raise found from None  # NumPy's adds into the caller's array)
+        return str(err.what) if jits else None
+    except Exception as err:  # noqa: BLE001 - anything else: jit runs the code as it is
+        if jits and (found := unchecked_write(fun, err)) is not None:
+            raise found from None
+        return str(err) if jits else None
     if jits and rebound:  # (`a = d["k"]; d["k"] += x`: a rebound in emitted code only)
         raise rebound[0].with_func(fun.__name__)
+    return None
 
 
 def _hashable_static(value: Any, where: str) -> Any:
@@ -226,7 +240,7 @@ class Jitted(NotebookDisplay):
         self.static_argnums, self.static_argnames = _static_nums_and_names(
             sig, static_argnums, static_argnames)
         _check_static_argnums(sig, self.static_argnums)
-        _refuse_side_effects(fun, self.backend.jits)
+        self._unchecked = _refuse_side_effects(fun, self.backend.jits)
         self.shard_batch = shard_batch
         self.unroll = _unroll_limit(unroll)
         self.__name__ = getattr(fun, "__name__", "function")

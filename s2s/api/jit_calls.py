@@ -57,7 +57,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
         try:
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
-                               self._examples, self._example_key(args, kwargs), texts)
+                               self._examples, self._example_key(args, kwargs), texts,
+                               self._unchecked)
         finally:
             jax_numpy.transposes.reset(memo)
             jax_control.unroll_limit.reset(token)
@@ -110,11 +111,16 @@ def direct_calls(self: Jitted) -> None:
     self._counted = functools.lru_cache(maxsize=0)(self._jitted)
     unkeyed = self._order.Unkeyed
 
+    nested_str = self._order.nested_str
+
     def _call_bare(*args: Any, **kwargs: Any) -> Any:
         try:
             return bare(*args, **kwargs)
         except unkeyed:
             pass
+        except TypeError:  # (JAX's, at a string in a dict, tuple or list: keyed, static)
+            if not any(map(nested_str, (*args, *kwargs.values()))):
+                raise
         return _keyed_from_now_on(self)(*args, **kwargs)
 
     own_call(self, _call_bare)
@@ -141,8 +147,9 @@ def keyed_call(self: Jitted) -> Callable:
     counted, order, nums, names = (self._counted, self._order, self.static_argnums,
                                    self.static_argnames)
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
-    flat, unkeyed = leaf.issuperset, order.Unkeyed
+    flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [not nums]  # (dicts made Keyed without a look at their values: below)
+    nested_str = order.nested_str
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
         args, kwargs = order.keyed_args(args, kwargs, nums, names)
@@ -170,7 +177,10 @@ def keyed_call(self: Jitted) -> Callable:
                         given.append(keyed(a))
                 try:
                     out = counted(*given)
-                except unkeyed:  # (a dict among a shallow Keyed's values)
+                except (unkeyed, TypeError) as err:  # (a dict among a shallow Keyed's
+                    if type(err) is not unkeyed and not (  # values; JAX's error at a
+                            shallow[0] and any(map(nested_str, args))):  # string there)
+                        raise
                     shallow[0] = False
                     self._calls -= 1  # (counted again where it runs now)
                     _drop_entries(self._jitted)
@@ -197,7 +207,7 @@ def vmapped_calls(self: Jitted) -> None:
     self._counted = functools.lru_cache(maxsize=0)(self._jitted)
     fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
-    unkeyed = self._order.Unkeyed
+    unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
 
     def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain_ir:
@@ -209,6 +219,10 @@ def vmapped_calls(self: Jitted) -> None:
                         self._add_example(args, kwargs, err.paths)
                         _drop_entries(self._jitted_bare)
                         self._calls -= 1  # (the counter counts the call again)
+                    except TypeError:  # (JAX's, at a string in a dict or tuple: keyed)
+                        if not any(map(nested_str, args)):
+                            raise
+                        raise unkeyed from None
             except unkeyed:
                 self._calls -= 1  # (counted where it runs now)
                 _drop_entries(self._jitted_bare)
@@ -239,8 +253,9 @@ def vmapped_call(self: Jitted) -> Callable:
     fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
-    flat, unkeyed = leaf.issuperset, order.Unkeyed
+    flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [True]  # (as keyed_call's)
+    nested_str = order.nested_str
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain_ir:
@@ -262,7 +277,10 @@ def vmapped_call(self: Jitted) -> Callable:
                 out = counted(*given)
             except need:  # (counted as a call: the slow path counts it again)
                 self._calls -= 1
-            except unkeyed:  # (a dict among a shallow Keyed's values: as keyed_call)
+            except (unkeyed, TypeError) as err:  # (as keyed_call's)
+                if type(err) is not unkeyed and not (
+                        shallow[0] and any(map(nested_str, args))):
+                    raise
                 shallow[0] = False
                 self._calls -= 1
                 _drop_entries(self._jitted)

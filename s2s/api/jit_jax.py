@@ -24,9 +24,11 @@ from ..backends.jax_backend import (
     JaxBackend,
     lowered_user_code,
 )
+from ..backends.jax_defaults import indexable
 from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
+from ..frontend.resolve import DefaultVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
 from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
@@ -62,6 +64,7 @@ from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
+from .unchecked_writes import callee_write
 from .vectorize import Vmapped, in_argument_types
 
 # ---- running s2s objects and user code on the JAX backend ----
@@ -71,21 +74,32 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     """Give ``jfn`` the current values of the names it reads from the user's
     module (as the NumPy code would read them), translated for JAX."""
     fn, names = jfn.__s2s_numpy__  # type: ignore[attr-defined]
-    if getattr(fn, "__s2s_free__", None):
+    free = getattr(fn, "__s2s_free__", None)
+    if free:
         signatures.read_free_names(fn)
     translator = translator or Translator(backend)
     target = jfn.__globals__
-    for name in names:
-        target[name] = translator(fn.__globals__[name])
+    defaults = {n for n, var in free or () if type(var) is DefaultVar}
+    for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
+        value = translator(fn.__globals__[name])
+        target[name] = indexable(value) if name in defaults else value
+    if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
+        jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
+    if jfn.__kwdefaults__:
+        jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
 
 def translate(backend: JaxBackend, value: Any) -> Any:
     return Translator(backend)(value)
 
 def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dict | None = None,
-         example_key: Any = None, texts: list | None = None) -> Any:
+         example_key: Any = None, texts: list | None = None,
+         unchecked: str | None = None) -> Any:
     """Run ``fun`` (an s2s transform or a user function) on JAX values: the body
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
-    code per signature (``example_key``); ``texts`` gets the emitted text run."""
+    code per signature (``example_key``); ``texts`` gets the emitted text run;
+    ``unchecked``: the frontend's reason for refusing a user ``fun`` (the user
+    functions it reaches are then checked for in-place writes as they are translated:
+    ``unchecked_writes.callee_write``)."""
     texts = texts if texts is not None else []
     if isinstance(fun, Transformed) and (kwargs or fun._by_keyword[1]):  # (a pytree
         args, kwargs = as_positional(fun._by_keyword, args, kwargs)  # by default)
@@ -140,6 +154,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     translator = Translator(backend)
+    if unchecked is not None:  # (the function itself checked when jitted)
+        translator.checking = (unchecked, fun, {id(fun), id(getattr(fun, "__func__", fun))})
     translated = translator(fun)
     text = getattr(translated, "__s2s_text__", None)
     if text is not None:  # s2s.source shows the user's code as it runs
@@ -224,6 +240,7 @@ class Translator:
 
     def __init__(self, backend: JaxBackend) -> None:
         self.backend = backend
+        self.checking: tuple | None = None  # (call's `unchecked`: reason, function, ids)
         self._functions: dict[int, Any] = {}
         self._globals: dict[int, dict] = {}
         self._filled: dict[int, set[str]] = {}
@@ -372,6 +389,10 @@ class Translator:
         found = self._functions.get(id(fn))
         if found is not None:
             return found
+        if self.checking is not None and id(fn) not in self.checking[2]:
+            refusal = callee_write(fn, self.checking[1], self.checking[0])
+            if refusal is not None:  # (a static argument's function, an argument's
+                raise refusal  # method: in-place writes, as the jitted function's)
         new_globals = self._translated_globals(fn.__globals__, fn.__code__)
         closure = None
         if fn.__closure__ is not None:  # (filled below, once `new` is registered: a
@@ -387,9 +408,9 @@ class Translator:
         new = types.FunctionType(code, new_globals, fn.__name__, None, closure)
         self._functions[id(fn)] = new  # (its defaults may name it)
         new.__defaults__ = None if fn.__defaults__ is None else tuple(  # (`act=np.tanh`:
-            self(d) for d in fn.__defaults__)  # JAX's, as the body's functions are)
-        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {
-            k: self(d) for k, d in fn.__kwdefaults__.items()}
+            indexable(self(d)) for d in fn.__defaults__)  # JAX's, as the body's are;
+        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {  # an array's
+            k: indexable(self(d)) for k, d in fn.__kwdefaults__.items()}  # jax_defaults)
         new.__qualname__ = fn.__qualname__
         new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
         if text is not None:

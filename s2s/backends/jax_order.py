@@ -25,7 +25,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-__all__ = ["Keyed", "keyed", "keyed_results", "unordered_dict", "plain", "holds", "in_order",
+__all__ = ["Keyed", "Static", "keyed", "nested_str", "VALUE_LEAVES", "keyed_results", "unordered_dict", "plain", "holds", "in_order",
            "Unkeyed", "unkeyed_dict", "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
@@ -48,6 +48,23 @@ def _rebuilt(keys: tuple, values: Any) -> Keyed:
 
 jax.tree_util.register_pytree_node(Keyed, operator.itemgetter(1, 0), _rebuilt)
 
+class Static(tuple):
+    """A string inside an argument's dict, tuple or list as it crosses ``jax.jit``:
+    a pytree node with no children whose static part is the string, so that it is
+    part of the signature (another string traces again, as a static argument) and
+    never a traced leaf (``jax.jit`` refuses a string leaf).  The traced function
+    gets the string itself (:func:`plain`).  A string argument itself stays JAX's to
+    refuse, unless marked static, as ``jax.jit`` has it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Static({self[0]!r})"
+
+
+jax.tree_util.register_pytree_node(Static, lambda s: ((), s[0]),
+                                   lambda aux, _: Static((aux,)))
+
 # Arguments of these types hold no dict: a call of only these goes straight to JAX
 LEAF_TYPES = frozenset({
     np.ndarray, type(jax.numpy.zeros(())), float, int, bool, complex, str, type(None),
@@ -55,6 +72,21 @@ LEAF_TYPES = frozenset({
     np.uint64, np.uint32, np.uint16, np.uint8, np.bool_, np.complex128, np.complex64,
 })
 _all_leaves = LEAF_TYPES.issuperset
+# Values inside a dict, tuple or list that JAX traces as they are (a string: Static)
+VALUE_LEAVES = LEAF_TYPES - {str}
+
+
+def nested_str(tree: Any) -> bool:
+    """Whether a string is inside ``tree`` (a dict's, tuple's or list's value)."""
+    t = type(tree)
+    if t is dict:
+        tree = list(tree.values())
+    elif t is not tuple and t is not list:
+        return t not in LEAF_TYPES and any(
+            type(x) is str or nested_str(x) for x in jax.tree_util.tree_leaves(
+                tree, is_leaf=lambda v: type(v) in (dict, str)))
+    return any(type(v) is str or type(v) not in VALUE_LEAVES and nested_str(v)
+               for v in tree)
 
 
 def _is_dict(x: Any) -> bool:
@@ -84,7 +116,7 @@ def keyed_results(tree: Any) -> Any:
     already stays a dict (``jax.jit`` rebuilds it in that order, from C, with no
     :class:`Keyed` to make plain again after each call); the others become
     :class:`Keyed`.  The order is the trace's, so it is the same at every call."""
-    return _dicts_as(tree, _keyed_unless_sorted)
+    return _dicts_as(tree, _keyed_unless_sorted, False)
 
 
 def _as_keyed(d: dict, values: tuple) -> Keyed:
@@ -95,21 +127,33 @@ def _keyed_unless_sorted(d: dict, values: tuple) -> Any:
     return dict(zip(d, values)) if _in_sorted_order(d) else Keyed((tuple(d), values))
 
 
-def _dicts_as(tree: Any, node: Callable[[dict, tuple], Any]) -> Any:
-    """``tree`` with each dict in it ``node(d, values)``, its values converted first."""
+def _dicts_as(tree: Any, node: Callable[[dict, tuple], Any], static: bool = True) -> Any:
+    """``tree`` with each dict in it ``node(d, values)``, its values converted first;
+    a string inside it a :class:`Static` (``static``: an argument's; a result's stays a
+    string, which ``jax.jit`` refuses, as it refuses it from a function it traces)."""
     t = type(tree)
     if t is dict:
         values = tuple(tree.values())
-        if not _all_leaves(map(type, values)):
-            values = tuple([v if type(v) in LEAF_TYPES else _dicts_as(v, node)
+        if not _all_values(map(type, values)):
+            values = tuple([v if type(v) in VALUE_LEAVES else _inner(v, node, static)
                             for v in values])
         return node(tree, values)
     if t is tuple or t is list:
-        return t([v if type(v) in LEAF_TYPES else _dicts_as(v, node) for v in tree])
+        return t([v if type(v) in VALUE_LEAVES else _inner(v, node, static) for v in tree])
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
-        lambda x: _dicts_as(x, node) if type(x) is dict else x, tree, is_leaf=_is_dict)
+        lambda x: _inner(x, node, static) if type(x) in (dict, str) else x, tree,
+        is_leaf=_is_dict)
+
+
+_all_values = VALUE_LEAVES.issuperset
+
+
+def _inner(value: Any, node: Callable[[dict, tuple], Any], static: bool) -> Any:
+    if type(value) is str:
+        return Static((value,)) if static else value
+    return _dicts_as(value, node, static)
 
 
 def unordered_dict(tree: Any) -> bool:
@@ -124,6 +168,8 @@ def plain(tree: Any) -> Any:
     """``tree`` with every :class:`Keyed` in it the plain dict it stands for, its
     keys in their order."""
     t = type(tree)
+    if t is Static:
+        return tree[0]
     if t is Keyed:
         keys, values = tree
         if _all_leaves(map(type, values)):
@@ -134,7 +180,12 @@ def plain(tree: Any) -> Any:
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
-        lambda x: plain(x) if type(x) is Keyed else x, tree, is_leaf=_is_keyed)
+        lambda x: plain(x) if type(x) in (Keyed, Static) else x, tree,
+        is_leaf=_is_keyed_or_static)
+
+
+def _is_keyed_or_static(x: Any) -> bool:
+    return type(x) is Keyed or type(x) is Static
 
 
 def in_order(fn: Callable, skip: int = 0) -> Callable:

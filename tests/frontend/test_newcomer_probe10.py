@@ -33,10 +33,6 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # under s2s.jit(..., backend="jax") only: `grid[i]` of the default NumPy array
-    # `grid` indexed by a traced `i` (TracerArrayConversionError, located); the JAX
-    # twin's default is a jax array (a JAX user's NumPy default fails alike)
-    "searchsorted_lerp": "refused",
     # `np.bincount(labels, weights=x)` (a primitive since issue 23's ufunc16: linear in
     # the weights) runs under every transform but s2s.jit(..., backend="jax"): the
     # labels are traced there, and the counts' length is their values' (located
