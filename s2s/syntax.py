@@ -59,3 +59,20 @@ def defined_in(text: str, name: str) -> ast.FunctionDef | None:
         return None
     return next((n for n in module.body if isinstance(n, ast.FunctionDef)
                  and n.name == name), None)
+
+
+def lambda_node(fn: Any) -> Any:
+    """The ``lambda`` of ``fn`` (an ``ast.Lambda``) in its source line, or None: where
+    several on the line have its parameters, one ``ast.Module`` holding them all."""
+    if fn.__name__ != "<lambda>":
+        return None
+    try:
+        tree = parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError, tokenize.TokenError):
+        return None
+    code = fn.__code__
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda) and [
+        a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        == names]
+    return ast.Module([ast.Expr(node.body) for node in found], []) if found else None

@@ -17,9 +17,7 @@ import ast
 import builtins
 import functools
 import inspect
-import textwrap
 import threading
-import tokenize
 import types
 import weakref
 from typing import Any, Callable
@@ -546,25 +544,8 @@ def _names_of(fn: Any) -> tuple[frozenset[str], ...]:
 _CALLED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
-def _lambda_node(fn: Any) -> Any:
-    """The ``lambda`` of ``fn`` (an ``ast.Lambda``) in its source line, or None: where
-    several on the line have its parameters, one ``ast.Module`` holding them all."""
-    if fn.__name__ != "<lambda>":
-        return None
-    try:
-        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError, tokenize.TokenError):
-        return None
-    code = fn.__code__
-    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda) and [
-        a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
-        == names]
-    return ast.Module([ast.Expr(node.body) for node in found], []) if found else None
-
-
 def _read_called_names(fn: Any) -> tuple[set[str], ...]:
-    defined = syntax.function_node(fn) or _lambda_node(fn)
+    defined = syntax.function_node(fn) or syntax.lambda_node(fn)
     if defined is None:
         return set(), set(), set(), set(), set(), set()
     out, handed = set(), set()
@@ -587,9 +568,8 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
         if isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Name):
             out.add(node.func.value.id)  # (`cfg["act"](x)`: an item of it is called)
         if isinstance(node.func, (ast.Subscript, ast.Attribute)) and isinstance(
-                node.func.value, (ast.Subscript, ast.Attribute)) and not any(
-                isinstance(a, ast.Attribute) and a.attr in _VALUE_METHODS for a in ast.walk(
-                    node.func)) and (root := _attribute_root(node.func.value)):
+                node.func.value, (ast.Subscript, ast.Attribute)) and (
+                root := _attribute_root(node.func.value)):
             out.add(root)  # (`net.layers[0](h)`, `net.inner.apply(h)`)
         if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
             out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)
@@ -603,10 +583,12 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
 
 
 def _attribute_root(node: Any) -> str | None:
-    """``net`` of ``net.layers``, ``net.layers[0]``, ``net.inner.w`` (attributes and
-    constant subscripts down to a name), else None."""
+    """``net`` of ``net.layers``, ``net.layers[0]``, ``net.inner.w``; None through an
+    array's attribute (``x.T.reshape(...)``, ``x.dtype.type(v)``) or of no attribute."""
     seen = False
     while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and node.attr in _VALUE_METHODS:
+            return None
         seen = seen or isinstance(node, ast.Attribute)
         node = node.value
     return node.id if seen and isinstance(node, ast.Name) else None

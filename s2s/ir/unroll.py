@@ -400,6 +400,13 @@ class _Unroller:
         """The structure of ``a`` in this call: a Tree, LEAF for an array, or None."""
         return kind_of_atom(self, a)
 
+    def _read_of(self, s: Let, name: str | None) -> Let | None:
+        """A read of ``name``'s structure: a call's result's known (``c.terms`` of ``c =
+        Terms(xs)``: its length), a tuple default cut per call (``cut_default``)."""
+        if s.prim == "getitem" and name is not None:
+            call_tree(self, name)
+        return cut_default(self, s, name) if name in self.sized else None
+
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
         for known in (self.trees, self.views, self.literals, self.held, self.chains):
@@ -408,9 +415,7 @@ class _Unroller:
         s = appended(self, s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
-        if s.prim == "getitem" and name is not None:
-            call_tree(self, name)  # (`c.terms` of `c = Terms(xs)`: its length known)
-        if name in self.sized and (cut := cut_default(self, s, name)) is not None:
+        if (cut := self._read_of(s, name)) is not None:
             return cut
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
