@@ -84,13 +84,12 @@ EXPECTED: dict[str, str] = {
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
-    # `Poly(reversed(p.coefs))`, `for r in reversed(list(m))` in a comprehension:
-    # "reversed() is supported only in a loop header, over range(...)".  This probe made
-    # `reversed(s)` the sequence `s[::-1]`; the lead's merge took it out again: Python's
-    # reversed is an iterator, spent by its first loop (`r = reversed(xs)` walked twice
-    # gave 10.96 where Python's function gives 0.96: test_probe11_fixes.py)
+    # `Poly(reversed(p.coefs))`: "reversed() is supported only in a loop header, over
+    # range(...)".  This probe made `reversed(s)` the sequence `s[::-1]`; the lead's
+    # merge took it out again: Python's reversed is an iterator, spent by its first loop
+    # (`r = reversed(xs)` walked twice: a gradient of cos x + 10 where the function's is
+    # cos x, test_probe11_fixes.py)
     "callable_poly_class": "refused",
-    "roll_tuple_shift": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
