@@ -96,7 +96,13 @@ NO_HESSIAN: frozenset = frozenset()
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
                            "jit_jax", "special", "warm_special", "vmap_special", "alias",
                            "alias_all"),
-                no_hessian=NO_HESSIAN, tol64=(1e-6, 1e-8), warm=("g", "jit", "hvp"))
+                no_hessian=NO_HESSIAN, tol64=(1e-6, 1e-8), warm=("g", "jit", "hvp"),
+                # rows affine in each other: np.corrcoef's value is exactly 1.0, where
+                # its clip to [-1, 1] meets the bound; jax.hessian halves the second
+                # derivative there (its min/max split a tie), while the function near
+                # the point is the unclipped correlation (never above 1), whose Hessian
+                # central differences of jax.grad give (s2s's agrees to 6e-10)
+                hessian_fd=frozenset({("cov_corrcoef", "affine_rows")}))
 
 
 def _no_jax_oracle(*args, **kwargs):
