@@ -76,9 +76,12 @@ def take_vjp(g, ans, a, indices, axis=None):
         flat_bar = np.zeros_like(np.ravel(a))
         np.add.at(flat_bar, indices, g)
         return np.reshape(flat_bar, np.shape(a))
-    # add g into a[:, ..., indices] (indices on axis), with that axis moved first
+    # add g into a[:, ..., indices] (indices on axis): that axis moved first in the
+    # cotangent, and g's axes from the indices (none for one position) moved first
+    axis = axis % np.ndim(a)
     a_bar = np.zeros_like(np.moveaxis(a, axis, 0))
-    np.add.at(a_bar, indices, np.moveaxis(g, axis, 0))
+    index_axes = list(range(axis, axis + np.ndim(indices)))
+    np.add.at(a_bar, indices, np.moveaxis(g, index_axes, list(range(len(index_axes)))))
     return np.moveaxis(a_bar, 0, axis)
 
 
