@@ -165,11 +165,29 @@ def traced_at_user_line(err: Any, ir: Any, statics: Any = ()) -> Any:
         if bound is not None:
             found = (*bound, loop.group(1) if loop else None)
     if found is None:
-        return refusal_at_user_line(err, ir)
+        err = refusal_at_user_line(err, ir)
+        at = _last_read(ir, text) if str(err.loc.file).startswith("<s2s:") else None
+        if at is None:
+            return err
+        err.loc, err.func = at, None
+        return err.with_func(ir.name)
     err.loc, err.func = found[1], None
     behind = [p for p in _params_behind(ir, found[2]) if p in statics] if found[2] else []
     static_hint(err, list(ir.params), behind)
     return err.with_func(found[0])
+
+
+def _last_read(ir: Any, text: str) -> Any:
+    """The position of the user's statement making the last value (in the function's
+    order) that the emitted line ``text`` reads, for a line binding a name of s2s's
+    own: ``y_overwritten = np.copy(y[mask])`` (the values an in-place write replaces,
+    kept for the backward sweep) is the user's statement computing ``mask``."""
+    read = set(re.findall(r"[A-Za-z_]\w*", text.partition("=")[2]))
+    at = None
+    for s in walk(ir.body):
+        if isinstance(s, Let) and s.target in read and s.loc is not None:
+            at = s.loc
+    return at
 
 
 def static_hint(err: Any, params: list[str], behind: list[str]) -> None:
