@@ -14,7 +14,20 @@ import re
 from typing import Any, Callable, Protocol
 
 from ..errors import TransformError, UnsupportedSyntaxError, mark_shared_write
-from .nodes import KEYWORD_OPERANDS, Break, Const, For, If, Index, Let, Return, Stmt, Var, atoms_in
+from .nodes import (
+    KEYWORD_OPERANDS,
+    Break,
+    Const,
+    For,
+    If,
+    Index,
+    Let,
+    Return,
+    Stmt,
+    Var,
+    atoms_in,
+    walk,
+)
 
 
 class Effects(Protocol):
@@ -37,9 +50,9 @@ class Effects(Protocol):
 
 
 _STALE = ("stale",)  # the epoch of a value known to be out of date
+_HOLDERS = ("make_list", "list", "zeros_list", "make_tuple")  # hold their arguments
 
 
-_STALE = ("stale",)  # the epoch of a value known to be out of date
 
 
 class State:
@@ -270,7 +283,8 @@ class MemoryCheck:
                     state.items[s.target] = items
             refs.update({root: epoch for root in owned})
             state.own[s.target] = owned
-        elif self.effects.allocates(s.prim) or s.prim in ("make_list", "list", "zeros_list"):
+        elif self.effects.allocates(s.prim) or s.prim in ("make_list", "list", "zeros_list") or (
+                s.prim == "call" and self.fresh_result(s)):
             state.retire(s.target)  # (in a loop, last iteration's array is another one)
             epoch = ("new", id(s))
             self.where[epoch] = s
@@ -319,6 +333,35 @@ class MemoryCheck:
             state.slots.pop(s.target, None)
             state.items.pop(s.target, None)
         state.refs[s.target] = refs
+
+    def fresh_result(self, s: Let, depth: int = 0) -> bool:
+        """Is the value of the call ``s`` an array its callee made, on every return
+        (``return r_bar + r_bar_2``; a callee of s2s's emitted code, say), so that it
+        shares no memory with the arguments (a tuple of such arrays, for a call
+        returning several)?  False where unsure (a parameter, a module value, a list
+        returned, calls nested deeper than 8)."""
+        body = getattr(s.params.get("callee"), "body", None)
+        if body is None or depth > 8:
+            return False
+        lets: dict[str, list[Let]] = {}
+        for t in walk(body):
+            if isinstance(t, Let):
+                lets.setdefault(t.target, []).append(t)
+
+        def made(atom: Any, seen: frozenset = frozenset()) -> bool:
+            if not isinstance(atom, Var) or atom.name not in lets or atom.name in seen:
+                return False
+            return all(
+                self.effects.allocates(t.prim) and t.prim not in _HOLDERS
+                or t.prim == "make_tuple" and all(  # (a value and its tangent, say)
+                    made(a, seen | {atom.name}) for a in t.args)
+                or t.prim == "call" and self.fresh_result(t, depth + 1)
+                or self.effects.writes(t.prim) and t.prim not in ("append", "pop")
+                and bool(t.args) and made(t.args[0], seen | {atom.name})
+                for t in lets[atom.name])
+
+        returns = [t.value for t in walk(body) if isinstance(t, Return)]
+        return bool(returns) and all(made(r) for r in returns)
 
     def reads(self, s: Let, state: State) -> list[tuple[str, Any]]:
         """The names whose values ``s`` reads: (name, the buffers that matter), where
