@@ -222,15 +222,40 @@ def unchanged(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
-def _refuse_separated_array_indexes(index: Index) -> None:
-    """NumPy moves the axes of array indexes separated by slices to the front, which
-    is the batch axis's place: such an index has no batched spelling."""
-    advanced = [k for k, item in enumerate(index.items) if not (
-        isinstance(item, Slice) or (isinstance(item, Const) and (
-            item.value is None or isinstance(item.value, int))))]
-    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
-        raise NoBatchRule("array indexes separated by slices, on a batched array",
-                          "index in two steps")
+def separated_lead(b: Batch, index: Index) -> int | None:
+    """Where an index's array items are separated (by a slice, ``None`` or ``...``:
+    an int counts as one of them once an array is there), NumPy puts their broadcast
+    axes first, before the axes the slices keep, which the batch axis's place: the
+    number of those axes (a boolean array gives one), to move the batch axis back in
+    front of them.  None where the index keeps its axes in order."""
+    items = index.items
+
+    def rank(item: Any) -> int:  # 0 for an int
+        if isinstance(item, Var):
+            return b.rank(item)
+        value = np.asarray(item.value)
+        return min(value.ndim, 1) if value.dtype == bool else value.ndim
+
+    picked = [(k, rank(item)) for k, item in enumerate(items) if not (
+        isinstance(item, Slice) or isinstance(item, Const) and (
+            item.value is None or item.value is Ellipsis))]
+    arrays = [r for _, r in picked if r > 0]
+    positions = [k for k, _ in picked]
+    if not arrays or positions == list(range(positions[0], positions[-1] + 1)):
+        return None
+    return max(arrays)
+
+
+def in_separated_order(b: Batch, value: Any, rank: int, lead: int) -> str:
+    """A value written through an index whose array items are separated
+    (``separated_lead``: ``lead`` axes first), lined up with the region ``y[:,
+    index]`` of per-example rank ``rank``, whose batch axis follows those axes."""
+    if b.batched(value):
+        return f"np.moveaxis({align(b, value, rank)}, 0, {lead})"
+    text = atom_text(value)
+    own = b.rank(value) if isinstance(value, Var) else int(np.ndim(value.value))
+    among = own - (rank - lead)  # its axes among the arrays' (it broadcasts from the right)
+    return text if among <= 0 else f"np.expand_dims({text}, {among})"
 
 
 def getitem_rule(b: Batch, s: Let) -> str:
@@ -247,9 +272,11 @@ def getitem_rule(b: Batch, s: Let) -> str:
     first = index.items[0] if index.items else None
     if isinstance(first, Const) and first.value is Ellipsis:
         return f"{atom_text(x)}[{inner}]"
-    _refuse_separated_array_indexes(index)
     if not index.items:
         return atom_text(x)
+    lead = separated_lead(b, index)
+    if lead is not None:  # (NumPy's order: the arrays' axes, the batch axis, the rest)
+        return f"np.moveaxis({atom_text(x)}[:, {inner.rstrip(',')}], {lead}, 0)"
     return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
 
 
@@ -477,13 +504,13 @@ PER_EXAMPLE_COUNT = "each example would keep its own number of elements"
 
 def _index_pieces(b: Batch, index: Index) -> str:
     """An index for the batched array with the batch axis kept in front (to be
-    spelled inside a subscript)."""
+    spelled inside a subscript; where its array items are separated, the region it
+    selects has the batch axis after theirs: ``separated_lead``)."""
     first = index.items[0] if index.items else None
     if isinstance(first, Const) and first.value is Ellipsis:
         return index_text(index)
     if len(index.items) == 1 and holds_tuple(b, first):  # a tuple of index arrays
         return f":, *{atom_text(first)}"
-    _refuse_separated_array_indexes(index)
     inner = index_text(index).rstrip(",")
     return f":, {inner}" if inner else ":"
 

@@ -31,11 +31,13 @@ from .batching import (
     batch_rule,
     flat,
     holds_tuple,
+    in_separated_order,
     only_first_batched,
     operand,
     refuse_batched,
     repeated,
     rows,
+    separated_lead,
     static,
 )
 from .registry import defjvp, deflinear, defprim, defvjp
@@ -382,10 +384,14 @@ def add_at_rule(b: Batch, s: Let) -> str:
                               f"{PER_EXAMPLE_COUNT}")
         where = f"({_per_example_index(b, index, True)})"
         selected = _broadcast_rank(b, index.items) + b.rank(base) - len(index.items)
+        v = align(b, values, selected) if b.batched(values) else atom_text(values)
     else:
         where = f"np.s_[{_index_pieces(b, index)}]"
         selected = _selected_rank(b, base, index)
-    v = align(b, values, selected) if b.batched(values) else atom_text(values)
+        lead = separated_lead(b, index)
+        v = align(b, values, selected) if b.batched(values) else atom_text(values)
+        if lead is not None and not holds_tuple(b, index.items[0]):
+            v = in_separated_order(b, values, selected, lead)
     y = atom_text(base)
     if b.batched(base):
         return f"np.add.at({y}, {where}, {v}) or {y}"

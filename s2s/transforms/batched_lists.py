@@ -20,7 +20,9 @@ from ..primitives.batching import (
     align,
     batched_items,
     broadcast_along,
+    in_separated_order,
     joined_rows,
+    separated_lead,
     shifted,
     static,
 )
@@ -288,10 +290,18 @@ class ListBatching:
         else:
             target = f"{name}[:, {inner}]" if inner else f"{name}[:]"
         v = atom_text(value)
+        lead = None if per_example or target.startswith(f"{name}[{inner}]") else \
+            separated_lead(self, index)
         try:
             rank = self._selected_rank(s) if self.batched(value) or self.write_masks \
-                else 0
-            if self.batched(value):  # its per-example axes line up with the region's
+                or lead is not None else 0
+            if lead is not None and self.write_masks:
+                raise NoBatchRule("writing through index arrays separated by slices "
+                                  "under an `if` on a batched value, or in a loop whose "
+                                  "exit depends on batched values", "index in two steps")
+            if lead is not None:  # the region's batch axis follows the arrays' axes
+                v = in_separated_order(self, value, rank, lead)
+            elif self.batched(value):  # its per-example axes line up with the region's
                 v = align(self, value, rank)
             if self.write_masks:  # examples that have left the loop keep theirs
                 mask = " & ".join(("~" if done else "") + align(self, Var(m), rank)
@@ -380,9 +390,6 @@ class ListBatching:
                 advanced.append(k)
         if not advanced:
             return rank
-        if advanced != list(range(advanced[0], advanced[-1] + 1)):
-            raise NoBatchRule("writing through index arrays separated by slices into a "
-                              "batched array")
         taken, made = 0, 0
         for k in advanced:
             item = items[k]
