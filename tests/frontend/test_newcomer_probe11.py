@@ -49,9 +49,6 @@ EXPECTED: dict[str, str] = {
     # `dataclasses.replace(cfg, lr=...)` of a dataclass argument (a default): "supported
     # here on a dataclass object this function built"
     "dataclass_replace_cfg": "refused",
-    # `history["loss"].append(loss)` into a dict of lists: "an expression statement is
-    # evaluated only for its side effect"
-    "history_dict_lists": "refused",
     # `np.concatenate(parts)` of a list grown in a loop: grad, vmap, jvp run; hessian and
     # vmap of grad refused (the gradient's pieces are as many as the list's items, known
     # only when the code runs; the refusal named `split_like` before this probe)
