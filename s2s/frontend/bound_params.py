@@ -13,6 +13,7 @@ import builtins
 import inspect
 import operator
 import types
+import weakref
 from typing import Any
 
 import libcst as cst
@@ -21,6 +22,7 @@ import numpy as np
 from ..ir.nodes import Const, Var
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
+from .passed_structure import int_key_names
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
 from .synthesize import BOUND, BoundType, DictKeys, ItemFunctions, SeqLength
@@ -340,3 +342,41 @@ def _held_type(n: Any, atom: Any, depth: int = 0) -> Any:
 
 
 _MIXED = BoundType(type(None))  # (a loop's item of a list of objects of several classes)
+
+
+def ints_bound(fn: Any, args: list, kwargs: dict) -> Any:
+    """The callee ``fn`` a call passes ``args``/``kwargs`` (atoms) to, where a parameter
+    its body builds keys or a ``range`` from (``{f"w{i}": ... for i in
+    range(n_layers)}``) gets a Python int the call knows (a literal, the default): a
+    copy of ``fn`` bound to those ints (``BOUND``, as a transform of ``fn`` itself is
+    made per call's int), one per set of ints; ``fn`` itself otherwise."""
+    names = int_key_names(fn) if isinstance(fn, types.FunctionType) and not hasattr(
+        fn, BOUND) else ()
+    if not names:
+        return fn
+    try:
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    except TypeError:
+        return fn  # (refused, located, where the call is lowered)
+    ints = {}
+    for name, p in inspect.signature(fn, follow_wrapped=False).parameters.items():
+        value = bound.arguments[name].value if isinstance(bound.arguments.get(
+            name), Const) else p.default if name not in bound.arguments else None
+        if name in names and type(value) is int:
+            ints[name] = value
+    if not ints:
+        return fn
+    made = _INT_COPIES.setdefault(fn, {})
+    key = tuple(sorted(ints.items()))
+    if key not in made:
+        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
+        copy.__dict__.update(fn.__dict__)
+        setattr(copy, BOUND, ints)
+        made[key] = copy
+    return made[key]
+
+
+_INT_COPIES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()

@@ -72,12 +72,6 @@ EXPECTED: dict[str, str] = {
     # and is None on another path of the `if`" (the list literal built in the `if`; named
     # by emitted code's name; built before the `if` it runs)
     "ndim_branch_promote": "refused",
-    # `{f"w{i}": ... for i in range(n_layers)}` runs since this probe where the function
-    # is transformed itself (grad, value_and_grad, jit); called from another function
-    # (the probe's jvp, vmap of grad, hessian stages call it from a lambda) the callee's
-    # `n_layers` is not made per call: "a dict comprehension is supported over what is
-    # known when s2s transforms the function"
-    "fstring_keyed_params": "refused",
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
@@ -92,9 +86,12 @@ EXPECTED: dict[str, str] = {
 EXPECTED_F32: dict[str, str] = {
     # value_and_grad's value and jvp's float64 where JAX's are float32, as NumPy's own
     # function gives: `np.diff(..., prepend=0.0)` of float32 is float64
-    # (docs/python-subset.md); (fstring_keyed_params' `np.full(x.shape, 0.1 * i)` of a
-    # Python float is float64 too, where JAX's is weak: refused above)
+    # (docs/python-subset.md)
     "diff_prepend_append": "dtype",
+    # likewise: `np.full(x.shape, 0.1 * i)` of a Python float is float64 (JAX's is
+    # weak); its `range(n_layers)` runs in a callee too since containers17 (a default
+    # int the call knows binds the callee's copy: frontend/bound_params.py `ints_bound`)
+    "fstring_keyed_params": "dtype",
     # likewise NumPy's own: `s / np.sqrt(d)` of an int `d` (a NumPy float64 scalar);
     # `np.float_power` (always float64)
     "padded_attention": "dtype",
