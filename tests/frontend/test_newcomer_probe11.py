@@ -61,9 +61,6 @@ EXPECTED: dict[str, str] = {
     # without a NumPy rule over constants only (math.gamma(2.5), math.log(8.0, 2),
     # math.floor(x.shape[0] / 3) run since this probe); JAX runs an untraced parameter
     "math_module_floats": "refused",
-    # `sorted(parts.items(), key=lambda kv: kv[0], reverse=True)`: "Python's built-in
-    # `sorted` is not supported: it sorts in Python" (with a key)
-    "map_lambda_sorted_key": "refused",
     # vmap of grad: `m[i]`, `m[:, j]` with `i, j = np.unravel_index(np.argmax(m),
     # m.shape)` per example: "vmap cannot batch this: a batched index mixed with slices"
     "unravel_argmax": "refused",
