@@ -174,9 +174,24 @@ def _literal_with_list(value: Any, key: str) -> bool:
             return False
         if _constant_key_of(e.key) == key:
             return isinstance(e.value, cst.List) and all(  # (moved before the dict:
-                isinstance(i, cst.Element) and isinstance(i.value, (  # nothing it calls)
-                    cst.Name, cst.Integer, cst.Float, cst.SimpleString)) for i in e.value.elements)
+                isinstance(i, cst.Element) and _calls_nothing(i.value)  # nothing it calls)
+                for i in e.value.elements)
     return False
+
+
+def _calls_nothing(node: Any) -> bool:
+    """Does evaluating ``node`` call nothing (no call, walrus, yield, lambda)?"""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda,
+                              cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+                found.append(n)
+            return not found
+
+    node.visit(Finder())
+    return not found
 
 
 def _reads_only(sub: cst.Subscript, parents: list[Any]) -> bool:
