@@ -24,12 +24,13 @@ import libcst as cst
 
 from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
-from ..ir.nodes import Atom, Const, If, Let, Slice, Var
+from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
 from .bound_params import type_test
 from .comprehensions import substitute
 from .generators import yields
 from .object_protocols import length
+from .sorted_keys import sorted_by_key
 from .static import NOVALUE
 from .windows import as_islice
 
@@ -145,7 +146,7 @@ class PythonValues:
             if fn in (builtins.max, builtins.min):
                 return self.extremum_by_key(fn, text, positional, keywords, node, target)
             if fn is builtins.sorted:
-                return self.sorted_by_key(text, positional, keywords, node, target)
+                return sorted_by_key(self, text, positional, keywords, node, target)
             return None
         if fn in (builtins.max, builtins.min, builtins.any, builtins.all,
                   builtins.sorted, builtins.tuple, builtins.list) and len(positional) == 1:
@@ -265,51 +266,6 @@ class PythonValues:
                              "pass a function defined in a file, or a lambda")
         keys = [self.n.funcs.call(fv, node, None, ([item], {})) for item in items]
         return self.extremum(fn, items, node, target, keys)
-
-    def sorted_by_key(self, text: str, positional: list, keywords: list, node: Any,
-                      target: str | None) -> Atom:
-        """``sorted(d.items(), key=lambda kv: kv[0], reverse=True)`` over items known
-        when the function is transformed whose keys are known then too (a dict's keys,
-        constants): the list of the items in Python's order (a stable sort, ties in
-        their order also with ``reverse=True``); keys known only when the code runs
-        (array values) are refused, located."""
-        names = [k.keyword.value for k in keywords]
-        items = self.n.comps.items_of(positional[0]) if len(positional) == 1 and len(
-            set(names)) == len(names) and set(names) <= {"key", "reverse"} else None
-        if items is None:
-            raise self.error(node, f"`{text}` with `{', '.join(names)}=` is supported over "
-                             "items known when the function is transformed (a literal, a "
-                             "dict's keys or items), with `key=` and `reverse=`",
-                             "sort the values with np.sort or np.argsort")
-        given = {k.keyword.value: k.value for k in keywords}
-        reverse = self.n.exprs.expr(given["reverse"]) if "reverse" in given else Const(
-            False, "False")
-        if not isinstance(reverse, Const) or type(reverse.value) not in (bool, int):
-            raise self.error(given["reverse"], "`reverse=` of sorted must be known when the "
-                             "function is transformed", "write reverse=True or False")
-        keys = items
-        if "key" in given:
-            keys = _inlined_keys(self.n, given["key"], items, self.n.comps.static.atom_node)
-            fv = self.n.funcs.value_of(given["key"]) if keys is None else None
-            if keys is None and fv is None:
-                raise self.error(given["key"], "this `key=` is not a function s2s knows",
-                                 "pass a function defined in a file, or a lambda")
-            if keys is None:
-                keys = [self.n.funcs.call(fv, node, None, ([item], {})) for item in items]
-        keys = [_held_constant(self.n, k) for k in keys]
-        if not all(isinstance(k, Const) for k in keys):
-            raise self.error(node, f"`{text}` here orders by values known only when the "
-                             "code runs (an array's values): the order, and so the list's "
-                             "structure, would depend on them", "sort by keys known "
-                             "when transforming (strings, shapes), or sort an array with "
-                             "np.argsort and index it")
-        try:
-            order = sorted(range(len(items)), key=lambda k: keys[k].value,
-                           reverse=bool(reverse.value))
-        except TypeError as exc:
-            raise self.error(node, f"`{text}(...)` raises TypeError: {exc}",
-                             "give it keys Python can compare") from None
-        return self.sequence(builtins.list, [items[k] for k in order], node, target)
 
     def truth_of_rows(self, fn: Any, operand: Any, node: Any,
                       target: str | None) -> Atom:
@@ -512,28 +468,6 @@ def _pairs(node: Any, local_names: Any) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and all(
         isinstance(e, cst.Element) and isinstance(e.value, cst.Tuple)
         and len(e.value.elements) == 2 for e in node.elements)
-
-
-def _held_constant(n: Any, atom: Atom) -> Atom:
-    """``atom``, or the constant it names: a tuple's or list's item at a constant
-    position (``kv[0]`` of a dict's ``(key, value)`` pair), an identity of one."""
-    for _ in range(8):
-        let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-        if not isinstance(let, Let) or let.target != atom.name:
-            return atom
-        if let.prim == "identity" and len(let.args) == 1:
-            atom = let.args[0]
-            continue
-        index = let.params.get("index") if let.prim == "getitem" else None
-        held = n.lets.get(let.args[0].name) if index is not None and isinstance(
-            let.args[0], Var) else None
-        if not (isinstance(held, Let) and held.prim in ("make_tuple", "make_list") and len(
-                index.items) == 1 and isinstance(index.items[0], Const) and type(
-                index.items[0].value) is int and -len(held.args) <= index.items[0].value < len(
-                held.args)):
-            return atom
-        atom = held.args[index.items[0].value]
-    return atom
 
 
 def _inlined_keys(n: Any, key: Any, items: list[Atom], spell: Any = None

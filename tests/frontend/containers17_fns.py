@@ -73,3 +73,19 @@ def _keyed(x, n=2):
 
 def small_callee(x):
     return _keyed(x) * _keyed(x, 1)
+
+
+def _apply_spec(x, spec):
+    if spec["kind"] == "scale":
+        return spec["a"] * x
+    if spec["kind"] in ("shift", "offset"):
+        return x + spec["b"]
+    return np.tanh(x) * spec["c"]
+
+
+def specs_of_other_keys(x):
+    specs = ({"kind": "scale", "a": 2.0}, {"kind": "shift", "b": 0.5},
+             {"kind": "squash", "c": -1.5}, {"kind": "offset", "b": x[0]})
+    for s in specs:
+        x = np.sin(_apply_spec(x, s))
+    return np.sum(x ** 2)

@@ -1,7 +1,8 @@
 """Issue 23, containers17: ``history["loss"].append(loss)`` into a dict literal's list
-(frontend/dict_appends.py), a callee's ``range(n_layers)`` of an int its call knows
-(frontend/bound_params.py ``ints_bound``) and ``sorted(..., key=..., reverse=...)`` over
-items whose keys are known when transforming (frontend/pyvalues.py ``sorted_by_key``).
+(frontend/dict_appends.py), a callee's ``range(n_layers)`` of an int its call knows and
+its ``spec["kind"] == "scale"`` of a dict its caller built (frontend/bound_params.py
+``ints_bound``), and ``sorted(..., key=..., reverse=...)`` over items whose keys are
+known when transforming (frontend/sorted_keys.py).
 
 The default tier checks grad (and jvp) against central differences over calls with
 changing values, and the located refusals; the slow tier checks grad, jvp, vmap of grad
@@ -21,7 +22,7 @@ from s2s.errors import TransformError
 
 X4 = np.array([0.3, -0.7, 0.45, 1.2])
 RUNS = ("history_steps", "history_in_branch", "layers_callee", "small_callee",
-        "sorted_items_reverse", "sorted_ties_stable")
+        "sorted_items_reverse", "sorted_ties_stable", "specs_of_other_keys")
 
 
 def _calls(name, check):
@@ -60,6 +61,13 @@ def test_sorted_ties_keep_their_order() -> None:
     """``sorted(pairs, key=..., reverse=True)``: a stable sort (ties keep their order
     with reverse=True too), each item's derivative back where it came from."""
     _grad_over_calls(F.sorted_ties_stable, "sorted_ties_stable")
+
+
+def test_tuple_of_dicts_of_other_keys_into_a_callee() -> None:
+    """``for s in specs`` over dict literals of other keys, each passed to a callee that
+    branches on ``spec["kind"]`` and reads the keys that kind has (the other branches'
+    keys missing: Python never reads them)."""
+    _grad_over_calls(F.specs_of_other_keys, "specs_of_other_keys")
 
 
 def test_refusals_are_located() -> None:
