@@ -9,7 +9,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import libcst as cst
+
 from ..ir.nodes import Atom, Const, Let, Var
+from .comprehensions import substitute
 
 
 def sorted_by_key(pv: Any, text: str, positional: list, keywords: list, node: Any,
@@ -19,8 +22,6 @@ def sorted_by_key(pv: Any, text: str, positional: list, keywords: list, node: An
     constants): the list of the items in Python's order (a stable sort, ties in
     their order also with ``reverse=True``); keys known only when the code runs
     (array values) are refused, located."""
-    from .pyvalues import _inlined_keys  # (pyvalues.py calls this: imported when run)
-
     names = [k.keyword.value for k in keywords]
     items = pv.n.comps.items_of(positional[0]) if len(positional) == 1 and len(
         set(names)) == len(names) and set(names) <= {"key", "reverse"} else None
@@ -37,7 +38,7 @@ def sorted_by_key(pv: Any, text: str, positional: list, keywords: list, node: An
                        "function is transformed", "write reverse=True or False")
     keys = items
     if "key" in given:
-        keys = _inlined_keys(pv.n, given["key"], items, pv.n.comps.static.atom_node)
+        keys = inlined_keys(pv.n, given["key"], items, pv.n.comps.static.atom_node)
         fv = pv.n.funcs.value_of(given["key"]) if keys is None else None
         if keys is None and fv is None:
             raise pv.error(given["key"], "this `key=` is not a function s2s knows",
@@ -80,3 +81,25 @@ def _held_constant(n: Any, atom: Atom) -> Atom:
             return atom
         atom = held.args[index.items[0].value]
     return atom
+
+
+def inlined_keys(n: Any, key: Any, items: list[Atom], spell: Any = None
+                  ) -> list[Atom] | None:
+    """``key=lambda k: d[k]`` over items that are constants (a dict's keys): each key
+    the lambda's body with ``k`` the item written in, lowered here (where Python calls
+    the lambda, reading the names it closes over), so ``d["a"]`` is read by a constant
+    key; None for any other key function or item.  With ``spell`` (``atom_node``), any
+    item is written in (``lambda kv: kv[0]`` over a dict's items: each pair's key)."""
+    if not isinstance(key, cst.Lambda) or spell is None and not all(
+            isinstance(a, Const) and isinstance(a.value, (str, int)) for a in items):
+        return None
+    ps = key.params
+    if ps.posonly_params or ps.kwonly_params or len(ps.params) != 1 or ps.params[0].default \
+            is not None or isinstance(ps.star_arg, cst.Param) or ps.star_kwarg is not None:
+        return None
+    name = ps.params[0].name.value
+    out = []
+    for item in items:
+        literal = cst.parse_expression(repr(item.value)) if spell is None else spell(item, key)
+        out.append(n.exprs.expr(substitute(key.body, {name: literal}, n.desugar.alias)))
+    return out
