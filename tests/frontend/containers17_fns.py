@@ -89,3 +89,12 @@ def specs_of_other_keys(x):
     for s in specs:
         x = np.sin(_apply_spec(x, s))
     return np.sum(x ** 2)
+
+
+SPECS = ({"kind": "scale", "a": 2.0}, {"kind": "shift", "b": 0.5})
+
+
+def module_specs(x):
+    for s in SPECS:
+        x = np.sin(_apply_spec(x, s))
+    return np.sum(x ** 2)
