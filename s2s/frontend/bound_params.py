@@ -13,17 +13,19 @@ import builtins
 import inspect
 import operator
 import types
+import weakref
 from typing import Any
 
 import libcst as cst
 import numpy as np
 
-from ..ir.nodes import Const, Var
+from ..ir.nodes import Const, Let, Var
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
+from .passed_structure import compared_items, int_key_names
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
-from .synthesize import BOUND, BoundType, DictKeys, ItemFunctions, SeqLength
+from .synthesize import BOUND, BoundType, DictKeys, HeldStrings, ItemFunctions, SeqLength
 from .typetests import ArgType
 
 
@@ -39,6 +41,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
         if isinstance(value, (BoundType, ArgType)):  # (`isinstance(p, T)`: known now)
             n.arg_types = {**getattr(n, "arg_types", {}), name: value.cls}
         if isinstance(value, ArgType):
+            continue
+        if isinstance(value, HeldStrings):  # (`spec["kind"]`: this call's string)
+            n.bound_items = {**getattr(n, "bound_items", {}), n.env[name]: value.strings}
             continue
         if isinstance(value, SeqLength) and value.items is not None:
             _read_dict_items(n, name, value.items, node)  # (`for s in specs`: unrolled)
@@ -340,3 +345,74 @@ def _held_type(n: Any, atom: Any, depth: int = 0) -> Any:
 
 
 _MIXED = BoundType(type(None))  # (a loop's item of a list of objects of several classes)
+
+
+def ints_bound(fn: Any, args: list, kwargs: dict, lets: Any) -> Any:
+    """The callee ``fn`` a call passes ``args``/``kwargs`` (atoms) to, where a parameter
+    its body builds keys or a ``range`` from (``{f"w{i}": ... for i in
+    range(n_layers)}``) gets a Python int the call knows (a literal, the default), or a
+    parameter whose items it compares (``spec["kind"] == "scale"``) gets a dict the
+    caller built with strings among its items (``lets``: the caller's statements): a
+    copy of ``fn`` bound to those values (``BOUND``, as a transform of ``fn`` itself is
+    made per call's int), one per set of values; ``fn`` itself otherwise."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return fn
+    names, compared = int_key_names(fn), compared_items(fn)
+    if not names and not compared:
+        return fn
+    try:
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    except TypeError:
+        return fn  # (refused, located, where the call is lowered)
+    found: dict[str, Any] = {}
+    for name, p in inspect.signature(fn, follow_wrapped=False).parameters.items():
+        atom = bound.arguments.get(name)
+        value = atom.value if isinstance(atom, Const) else p.default if (
+            name not in bound.arguments) else None
+        if name in names and type(value) is int:
+            found[name] = value
+        elif name in compared and (strings := _held_strings(lets, atom)):
+            found[name] = HeldStrings(strings)
+    if not found:
+        return fn
+    made = _COPIES.setdefault(fn, {})
+    key = tuple(sorted((k, tuple(sorted(v.strings.items())) if isinstance(
+        v, HeldStrings) else v) for k, v in found.items()))
+    if key not in made:
+        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
+        copy.__dict__.update(fn.__dict__)
+        setattr(copy, BOUND, found)
+        made[key] = copy
+    return made[key]
+
+
+def _held_strings(lets: Any, atom: Any) -> dict[str, str]:
+    """The string items of the dict the caller's ``atom`` names, where the caller
+    built it (a dict literal, reached through a tuple or list literal's item at a
+    constant position: ``for s in specs`` unrolled); {} otherwise."""
+    for _ in range(8):
+        let = lets.get(atom.name) if isinstance(atom, Var) else None
+        if not isinstance(let, Let) or let.target != atom.name:
+            return {}
+        if let.prim == "make_dict" and "keys" in let.params and len(let.params[
+                "keys"]) == len(let.args) and "from_items" not in let.params:
+            return {k: a.value for k, a in zip(let.params["keys"], let.args)
+                    if isinstance(a, Const) and type(a.value) is str and type(k) is str}
+        if let.prim == "identity" and len(let.args) == 1:
+            atom = let.args[0]
+            continue
+        index = let.params.get("index") if let.prim == "getitem" else None
+        held = lets.get(let.args[0].name) if index is not None and isinstance(
+            let.args[0], Var) else None
+        if not (isinstance(held, Let) and held.prim in ("make_tuple", "make_list") and len(
+                index.items) == 1 and isinstance(index.items[0], Const) and type(
+                index.items[0].value) is int and 0 <= index.items[0].value < len(held.args)):
+            return {}
+        atom = held.args[index.items[0].value]
+    return {}
+
+
+_COPIES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()

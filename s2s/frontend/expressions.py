@@ -393,6 +393,8 @@ class ExprLowerer:
                                      for part in (s.lower, s.upper, s.step))))
             else:
                 items.append(literals.string_key(self.n, self.expr(s.value), base))
+        if (held := literals.bound_item(self.n, base, items)) is not None:
+            return held  # (`spec["kind"]` of this call's dict: bound_params.py)
         if (chosen := run_time_item(self.n, node, base, items, target) or sliced_made(
                 self, node, base, items, target)) is not None:  # (keyed.py; tuple_slices.py)
             return chosen

@@ -43,6 +43,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from .closure_cells import closure_states
+from .dict_appends import split_dict_lists
 from .dicts import assigned_names
 from .kept_zips import kept_zips
 from .sorted_values import evaluated_part, hoist_sorted
@@ -59,7 +60,8 @@ def desugared_body(n: Any, nodes: list[Any]) -> list[Any]:
     """A function's statements after the pre-passes that need its Normalizer ``n``:
     closures with ``nonlocal`` state made in the call (closure_cells.py),
     ``np.vectorize`` (vectorized.py), then the iteration idioms."""
-    return Iterations(n).body(Vectorized(n).body(closure_states(n, nodes)))
+    nodes = split_dict_lists(n, closure_states(n, nodes))  # (`d["loss"].append(v)`)
+    return Iterations(n).body(Vectorized(n).body(nodes))
 
 
 class Iterations:

@@ -63,6 +63,8 @@ def _structural(n: Any, node: Any) -> Any:
             n.funcs.values[node.value].choice is None):
         return n.funcs.values[node.value].obj  # (`act is not None` of a function)
     fixed = _module_function_or_none(n, node)
+    if fixed is literals.NOT_LITERAL:  # (`spec["kind"]`: this call's, bound_params.py)
+        fixed = literals.bound_item_test(n, node)
     if fixed is not literals.NOT_LITERAL:  # (`ACT is not None`, `self.act is None`)
         return fixed
     if isinstance(node, cst.Name) and node.value in n.local_names and \

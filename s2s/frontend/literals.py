@@ -52,6 +52,31 @@ def string_key(n: Any, atom: Atom, base: Atom) -> Atom:
     return const if const is not None and isinstance(const.value, str) else atom
 
 
+def bound_item(n: Any, base: Atom, items: list) -> Const | None:
+    """``spec["kind"]`` of a dict parameter whose string items the transform is made
+    per call for (``bound_items``: the caller built the dict): that call's string."""
+    held = getattr(n, "bound_items", {}).get(base.name) if isinstance(base, Var) else None
+    if held is None or len(items) != 1 or not isinstance(items[0], Const) or (
+            items[0].value not in held):
+        return None
+    value = held[items[0].value]
+    return Const(value, repr(value))
+
+
+def bound_item_test(n: Any, node: Any) -> Any:
+    """``spec["kind"]`` (a CST node) of a parameter ``bound_item`` reads: that call's
+    string, for a test decided when transforming; NOT_LITERAL otherwise."""
+    held = getattr(n, "bound_items", None)
+    if not held or not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+                        and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return NOT_LITERAL
+    strings = held.get(n.env.get(node.value.value, ""))
+    if strings is None:
+        return NOT_LITERAL
+    key = literal_of(node.slice[0].slice.value)
+    return strings[key] if isinstance(key, str) and key in strings else NOT_LITERAL
+
+
 def set_items(n: Any, atom: Atom) -> list[Const] | None:
     """A set constant's items, in a fixed order (by their text), or None."""
     const = known(n, atom)

@@ -38,7 +38,7 @@ from ..ir.nodes import (
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
-from .bound_params import bind_parameter_functions
+from .bound_params import bind_parameter_functions, ints_bound
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .carried_records import split_joins
@@ -585,9 +585,9 @@ class Normalizer:
     def user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
                    custom: Any = None, passed: tuple | None = None):
         recursive = unwrap_forwarding(obj) in self.stack
-        callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
-                       else _normalize_callee(obj, self.stack))
         args, kwargs = self.calls.call_args(node) if passed is None else passed
+        callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive else _normalize_callee(
+            ints_bound(unwrap_forwarding(obj), args, kwargs, self.lets), self.stack))
         sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
         try:
             bound = sig.bind(*args, **kwargs)

@@ -411,3 +411,25 @@ def _length(n: Any, value: Any) -> int | None:
             name not in n.buffer_root.values() and name not in n.lists:
         return len(let.args)
     return None
+
+
+def compared_items(fn: Any) -> frozenset[str]:
+    """``fn``'s parameters whose items by a string key its body compares (``spec["kind"]
+    == "scale"``, ``spec["kind"] in (...)``): given a dict the caller built with strings
+    among its items, a callee is made per call's strings (frontend/bound_params.py)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset()
+    found = _COMPARED.get(code)
+    if found is None:
+        defined = syntax.function_node(fn)
+        params = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+        found = _COMPARED[code] = frozenset() if defined is None else frozenset(
+            sub.value.id for node in ast.walk(defined) if isinstance(node, ast.Compare)
+            for sub in ast.walk(node) if isinstance(sub, ast.Subscript) and isinstance(
+                sub.value, ast.Name) and sub.value.id in params and isinstance(
+                sub.slice, ast.Constant) and isinstance(sub.slice.value, str))
+    return found
+
+
+_COMPARED: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()

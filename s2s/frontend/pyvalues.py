@@ -27,9 +27,9 @@ from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
 from .bound_params import type_test
-from .comprehensions import substitute
 from .generators import yields
 from .object_protocols import length
+from .sorted_keys import inlined_keys, sorted_by_key
 from .static import NOVALUE
 from .windows import as_islice
 
@@ -144,6 +144,8 @@ class PythonValues:
         if keywords:
             if fn in (builtins.max, builtins.min):
                 return self.extremum_by_key(fn, text, positional, keywords, node, target)
+            if fn is builtins.sorted:
+                return sorted_by_key(self, text, positional, keywords, node, target)
             return None
         if fn in (builtins.max, builtins.min, builtins.any, builtins.all,
                   builtins.sorted, builtins.tuple, builtins.list) and len(positional) == 1:
@@ -254,7 +256,7 @@ class PythonValues:
             raise self.error(node, f"`{text}` with `{', '.join(names)}=` is supported "
                              "only as `key=` over items known when the function is "
                              "transformed", f"write `{text}` over the values")
-        inlined = _inlined_keys(self.n, keywords[0].value, items)
+        inlined = inlined_keys(self.n, keywords[0].value, items)
         if inlined is not None:  # (`key=lambda k: d[k]` over d's keys: `d["a"]`, ...)
             return self.extremum(fn, items, node, target, inlined)
         fv = self.n.funcs.value_of(keywords[0].value)
@@ -465,26 +467,6 @@ def _pairs(node: Any, local_names: Any) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and all(
         isinstance(e, cst.Element) and isinstance(e.value, cst.Tuple)
         and len(e.value.elements) == 2 for e in node.elements)
-
-
-def _inlined_keys(n: Any, key: Any, items: list[Atom]) -> list[Atom] | None:
-    """``key=lambda k: d[k]`` over items that are constants (a dict's keys): each key
-    the lambda's body with ``k`` the item written in, lowered here (where Python calls
-    the lambda, reading the names it closes over), so ``d["a"]`` is read by a constant
-    key; None for any other key function or item."""
-    if not isinstance(key, cst.Lambda) or not all(
-            isinstance(a, Const) and isinstance(a.value, (str, int)) for a in items):
-        return None
-    ps = key.params
-    if ps.posonly_params or ps.kwonly_params or len(ps.params) != 1 or ps.params[0].default \
-            is not None or isinstance(ps.star_arg, cst.Param) or ps.star_kwarg is not None:
-        return None
-    name = ps.params[0].name.value
-    out = []
-    for item in items:
-        literal = cst.parse_expression(repr(item.value))
-        out.append(n.exprs.expr(substitute(key.body, {name: literal}, n.desugar.alias)))
-    return out
 
 
 def undecided_type_test(n: Any, node: cst.Call) -> None:

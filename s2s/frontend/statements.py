@@ -17,6 +17,7 @@ from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from . import param_writes
 from .contexts import with_statement
 from .deletes import Deletes
+from .dict_appends import refuse_dict_item_append
 from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
@@ -252,6 +253,7 @@ class StmtLowerer:
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
             pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
         else:
+            refuse_dict_item_append(self.n, node.value)  # (`d["k"].append(v)` kept)
             raise self.n.unsupported(
                 node, "an expression statement is evaluated only for its side effect; "
                 "s2s keeps calls of functions (print, logging, warnings, your own) but "

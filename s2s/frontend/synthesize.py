@@ -42,6 +42,16 @@ class SeqLength:
         return (self.n, self.items)
 
 
+class HeldStrings:
+    """In ``BOUND``: a dict parameter whose items under ``strings``' keys are these
+    strings at this call (``spec = {"kind": "scale", "a": 2.0}`` given by a caller that
+    built it): ``spec["kind"] == "scale"`` is decided when transforming, as in the
+    caller (``bound_params.py``, ``literals.bound_item``)."""
+
+    def __init__(self, strings: dict[str, str]) -> None:
+        self.strings = strings
+
+
 class ItemFunctions:
     """In ``BOUND``: a dict, list or tuple parameter holding functions among its
     values (``cfg = {"act": np.tanh, "scale": 2.0}``): ``functions``, key -> the

@@ -49,9 +49,6 @@ EXPECTED: dict[str, str] = {
     # `dataclasses.replace(cfg, lr=...)` of a dataclass argument (a default): "supported
     # here on a dataclass object this function built"
     "dataclass_replace_cfg": "refused",
-    # `history["loss"].append(loss)` into a dict of lists: "an expression statement is
-    # evaluated only for its side effect"
-    "history_dict_lists": "refused",
     # `np.concatenate(parts)` of a list grown in a loop: grad, vmap, jvp run; hessian and
     # vmap of grad refused (the gradient's pieces are as many as the list's items, known
     # only when the code runs; the refusal named `split_like` before this probe)
@@ -64,9 +61,6 @@ EXPECTED: dict[str, str] = {
     # without a NumPy rule over constants only (math.gamma(2.5), math.log(8.0, 2),
     # math.floor(x.shape[0] / 3) run since this probe); JAX runs an untraced parameter
     "math_module_floats": "refused",
-    # `sorted(parts.items(), key=lambda kv: kv[0], reverse=True)`: "Python's built-in
-    # `sorted` is not supported: it sorts in Python" (with a key)
-    "map_lambda_sorted_key": "refused",
     # vmap of grad: `m[i]`, `m[:, j]` with `i, j = np.unravel_index(np.argmax(m),
     # m.shape)` per example: "vmap cannot batch this: a batched index mixed with slices"
     "unravel_argmax": "refused",
@@ -75,12 +69,6 @@ EXPECTED: dict[str, str] = {
     # and is None on another path of the `if`" (the list literal built in the `if`; named
     # by emitted code's name; built before the `if` it runs)
     "ndim_branch_promote": "refused",
-    # `{f"w{i}": ... for i in range(n_layers)}` runs since this probe where the function
-    # is transformed itself (grad, value_and_grad, jit); called from another function
-    # (the probe's jvp, vmap of grad, hessian stages call it from a lambda) the callee's
-    # `n_layers` is not made per call: "a dict comprehension is supported over what is
-    # known when s2s transforms the function"
-    "fstring_keyed_params": "refused",
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
@@ -95,9 +83,12 @@ EXPECTED: dict[str, str] = {
 EXPECTED_F32: dict[str, str] = {
     # value_and_grad's value and jvp's float64 where JAX's are float32, as NumPy's own
     # function gives: `np.diff(..., prepend=0.0)` of float32 is float64
-    # (docs/python-subset.md); (fstring_keyed_params' `np.full(x.shape, 0.1 * i)` of a
-    # Python float is float64 too, where JAX's is weak: refused above)
+    # (docs/python-subset.md)
     "diff_prepend_append": "dtype",
+    # likewise: `np.full(x.shape, 0.1 * i)` of a Python float is float64 (JAX's is
+    # weak); its `range(n_layers)` runs in a callee too since containers17 (a default
+    # int the call knows binds the callee's copy: frontend/bound_params.py `ints_bound`)
+    "fstring_keyed_params": "dtype",
     # likewise NumPy's own: `s / np.sqrt(d)` of an int `d` (a NumPy float64 scalar);
     # `np.float_power` (always float64)
     "padded_attention": "dtype",
