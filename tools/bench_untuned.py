@@ -1,11 +1,14 @@
 """Two workloads the per-call work was not tuned on, hand-written against s2s: the
 per-example gradients of a two-layer MLP (``s2s.vmap(s2s.grad(loss))`` and
 ``s2s.jit(..., backend="numpy")`` of it) and the Hessian-vector product of a mean
-logistic loss (``s2s.jvp(s2s.grad(loss), (w,), (v,))[1]``).  Least CPU time per call
-over interleaved rounds, BLAS on one thread; values checked against the hand-written
-forms first.
+logistic loss, written two ways: ``s2s.jvp(g, (w, x, y), (v, zeros, zeros))[1]`` of
+``g = s2s.grad(loss)`` (the zeros made per call with ``np.zeros_like``, and made once)
+and ``s2s.jvp(lambda w: g(w, x, y), (w,), (v,))[1]`` (a closure over the data, a new
+lambda per call).  Least CPU time per call over interleaved rounds, BLAS on one
+thread; values checked against the hand-written forms first.
 
-    PYTHONPATH=<tree> python tools/bench_untuned.py     # (run from <tree>)
+    PYTHONPATH=<tree> python tools/bench_untuned.py         # (run from <tree>)
+    PYTHONPATH=<tree> python tools/bench_untuned.py --hvp   # the HVP cells only
 """
 
 import os
@@ -61,10 +64,18 @@ def main() -> None:
     def hvp_closed(w, v, x, y):  # (the jvp of grad itself, x and y its arguments)
         return s2s.jvp(g, (w, x, y), (v, np.zeros_like(x), np.zeros_like(y)))[1]
 
+    zx, zy = np.zeros_like(x), np.zeros_like(y)
+
+    def hvp_zeros_once(w, v, x, y):
+        return s2s.jvp(g, (w, x, y), (v, zx, zy))[1]
+
     cells = [("per-example MLP grads (32x16->32->4)", (w1, w2, xs, ys), mlp_hand,
               {"s2s.vmap(grad)": per_example, "s2s.jit(numpy)": jitted}),
              ("logistic-loss HVP (256x8)", (w, v, x, y), logistic_hvp_hand,
-              {"s2s.jvp(grad)": hvp_closed})]
+              {"s2s.jvp(grad)": hvp_closed, "zeros made once": hvp_zeros_once,
+               "closure": hvp})]
+    if "--hvp" in sys.argv[1:]:
+        cells = cells[1:]
     for name, args, hand, ours in cells:
         for fn in ours.values():
             for _ in range(4):

@@ -22,7 +22,10 @@ import types
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from ..caches import LRU
+from ..ir.kinds import LEAF
 
 # (code, module, defaults, cells' fingerprints) -> (canonical function, its lock);
 # the most recently used only: 1,000 lambdas of one line are one entry
@@ -50,13 +53,12 @@ def family(fun: Any) -> tuple[Callable, threading.RLock, list] | None:
     attributes, an empty cell, refers to itself, a default that is not a scalar)."""
     if type(fun) is not types.FunctionType or fun.__dict__:
         return None
-    from ..frontend.resolve import FreeVar  # (deferred: libcst; tests/test_architecture)
-
     code = fun.__code__
     cells = fun.__closure__ or ()
-    defaults = tuple(_default_key(d) for d in fun.__defaults__ or ())
-    kw = fun.__kwdefaults__ or {}
-    kwdefaults = tuple(sorted((k, _default_key(v)) for k, v in kw.items()))
+    given = fun.__defaults__
+    defaults = tuple(_default_key(d) for d in given) if given else ()
+    kw = fun.__kwdefaults__
+    kwdefaults = tuple(sorted((k, _default_key(v)) for k, v in kw.items())) if kw else ()
     if None in defaults or any(v is None for _, v in kwdefaults):
         return None
     prints = []
@@ -65,9 +67,12 @@ def family(fun: Any) -> tuple[Callable, threading.RLock, list] | None:
             value = cell.cell_contents
         except ValueError:  # (an empty cell)
             return None
+        if type(value) is np.ndarray:  # (FreeVar.fingerprint of an array, inline)
+            prints.append(("data", LEAF, value.ndim, ()))
+            continue
         if value is fun or getattr(value, "__code__", None) is code:
             return None  # (recursion: the IR names the function itself)
-        prints.append(FreeVar(name, cell).fingerprint())
+        prints.append(_free_var()(name, cell).fingerprint())
     key = (code, id(fun.__globals__), fun.__name__, fun.__qualname__, defaults, kwdefaults,
            tuple(prints))
     try:
@@ -87,13 +92,27 @@ def family(fun: Any) -> tuple[Callable, threading.RLock, list] | None:
         return None
     canon = types.FunctionType(code, fun.__globals__, fun.__name__, fun.__defaults__,
                                tuple(types.CellType(c.cell_contents) for c in cells) or None)
-    canon.__kwdefaults__ = dict(kw) or None
+    canon.__kwdefaults__ = dict(kw) if kw else None
     canon.__qualname__ = fun.__qualname__
     canon.__module__ = fun.__module__
     # (the ids in the key stay ids of those objects: the entry holds them)
     found = (canon, threading.RLock(), [c.cell_contents for c in cells])
     _FAMILIES[key] = found
     return found
+
+
+def _free_var() -> type:
+    """frontend.resolve's FreeVar, imported on first use (libcst: the api imports no
+    frontend module at its own import, tests/test_architecture)."""
+    global _FREE_VAR
+    if _FREE_VAR is None:
+        from ..frontend.resolve import FreeVar
+
+        _FREE_VAR = FreeVar
+    return _FREE_VAR
+
+
+_FREE_VAR: Any = None
 
 
 def ran_as(fun: Any) -> Callable | None:

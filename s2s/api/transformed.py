@@ -405,9 +405,10 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         if free is None:
             return fn(*args)
         entry = self._by_signature.get(sig)
-        if entry is None or not entry.pending or not entry.free.same():
+        if entry is None or not entry.pending or not entry.free._same():
             # first call (or the first since a free name changed): the code as emitted,
-            # so a one-off call pays nothing for specializing
+            # so a one-off call pays nothing for specializing (_same: no check compiled
+            # for a snapshot a closure over each call's data makes anew at every call)
             pending = bool(signatures.OPTIMIZE and self.specialize
                            and self.mode in ("grad", "value_and_grad", "jvp")
                            and not signatures.calls_with_effects(self.ir))

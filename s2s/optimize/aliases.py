@@ -55,8 +55,8 @@ def makes_new(node: ast.Call, may_alias: Callable[[ast.AST], bool]) -> bool:
     (``np`` is NumPy: emitted code never binds it.)"""
     f, name = node.func, call_name(node)
     given = [*node.args, *(k.value for k in node.keywords)]
-    if _numpy(f):
-        return not (name in _VIEWS or any(k.arg in ("out", "copy") or k.arg is None
+    if _numpy(f):  # (np.astype copies unless told copy=False: NumPy's array API)
+        return not (name in _VIEWS - {"astype"} or any(k.arg in ("out", "copy") or k.arg is None
                                           for k in node.keywords)
                     or any(isinstance(a, ast.Attribute) and a.attr == "lib"
                            for a in ast.walk(f))) or not any(map(may_alias, given))

@@ -381,8 +381,8 @@ class _Rewriter:
                         return spelled
                 if name in _STEPS and rw.on("shapes") and (v := spell_numpy(n, rw.fact, rw.note)):
                     return v  # (the steps NumPy or SciPy take: a centred x is shared)
-                if rw.on("shapes") and (folded := literal_value(n, name, out)) is not None:
-                    return folded  # np.sqrt(16); a mean's count max(12, 1)
+                if rw.on("shapes") and (v := literal_value(n, name, out, rw.fact)) is not None:
+                    return v  # np.sqrt(16); a mean's count max(12, 1); a cast's isdtype
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
@@ -434,7 +434,7 @@ class _Rewriter:
 
             def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
                 self.generic_visit(n)
-                if rw.on("shapes") and (folded := python_arithmetic(n)) is not None:
+                if rw.on("shapes") and (folded := python_arithmetic(n, rw.fact)) is not None:
                     return folded
                 out = rw.fact(n)
                 if out is None or not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult,

@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
-from .calls import call_name
+from .aliases import makes_new
+from .calls import PythonScalar, call_name
 
 # a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
 # ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
@@ -146,14 +147,23 @@ def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr |
                     [ast.Constant(number)], [])
 
 
-def python_arithmetic(n: ast.BinOp) -> ast.Constant | None:
+def python_arithmetic(n: ast.BinOp, fact: Callable | None = None) -> ast.expr | None:
     """``12 / 4`` (Python numbers, as a mean's count becomes once sizes fold) as the
     Python number it is, computed as the code would compute it (so exact: a Python
     float stays a weak scalar in NumPy's promotion); None where it is not finite,
-    or raises."""
+    or raises.  With ``fact`` (a node's (shape, dtype) or None), also a cast rule's
+    ``e * True`` (:func:`isdtype_literal` folded its test) as ``e``: the same value
+    where ``e`` has the product's shape and dtype, and ``e`` a new array as the
+    product was (an operation or a call that makes one), so no buffer is shared."""
     ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv}
     left, right = n.left, n.right
+    if fact is not None and isinstance(n.op, ast.Mult):
+        for flag, e in ((right, left), (left, right)):
+            if isinstance(flag, ast.Constant) and flag.value is True and _new_value(e) and \
+                    fact(e) is not None and fact(e) == fact(n) and \
+                    type(fact(e)) is type(fact(n)):
+                return e
     if type(n.op) not in ops or not (
             isinstance(left, ast.Constant) and isinstance(right, ast.Constant)
             and type(left.value) in (int, float) and type(right.value) in (int, float)):
@@ -167,13 +177,46 @@ def python_arithmetic(n: ast.BinOp) -> ast.Constant | None:
     return ast.Constant(value)
 
 
-def literal_value(n: ast.Call, name: str | None, out: Any) -> ast.expr | None:
+def literal_value(n: ast.Call, name: str | None, out: Any,
+                  fact: Callable | None = None) -> ast.expr | None:
     """A call of literal numbers as the number it is (``literal_call``, ``literal_max``;
-    ``out``: the call's fact), or None."""
+    ``out``: the call's fact), or None; with ``fact`` (a node's fact or None), a
+    cast rule's test of a dtype the signature fixes too (:func:`isdtype_literal`)."""
+    if name == "isdtype" and fact is not None:
+        return isdtype_literal(n, fact)
     if name in _LITERAL_UFUNCS and out and out[0] == () and isinstance(
             n.func, ast.Attribute) and not n.keywords:
         return literal_call(name, n.args, out[1])
     return literal_max(n, name)
+
+
+def isdtype_literal(n: ast.Call, fact: Callable) -> ast.Constant | None:
+    """``np.isdtype(e.dtype, kinds)`` (a cast rule's test: is the output inexact?),
+    ``kinds`` a literal string or tuple of them and ``e``'s dtype a fact of the
+    signature, as the bool it is; None otherwise (``e`` a Python number, whose
+    ``.dtype`` raises, is not folded)."""
+    if not (isinstance(n.func, ast.Attribute) and len(n.args) == 2 and not n.keywords):
+        return None
+    of, kinds = n.args
+    if not (isinstance(of, ast.Attribute) and of.attr == "dtype"):
+        return None
+    f = fact(of.value)
+    parts = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    if f is None or isinstance(f, PythonScalar) or not all(
+            isinstance(p, ast.Constant) and type(p.value) is str for p in parts):
+        return None
+    try:
+        return ast.Constant(bool(np.isdtype(np.dtype(f[1]), tuple(
+            p.value for p in parts) if isinstance(kinds, ast.Tuple) else kinds.value)))
+    except (TypeError, ValueError):
+        return None
+
+
+def _new_value(e: ast.expr) -> bool:
+    """Does ``e`` make a new array (or number), whatever its operands are?"""
+    if isinstance(e, (ast.BinOp, ast.UnaryOp)):
+        return True
+    return isinstance(e, ast.Call) and makes_new(e, lambda a: True)
 
 
 def literal_max(n: ast.Call, name: str | None) -> ast.Constant | None:
