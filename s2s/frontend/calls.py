@@ -198,14 +198,16 @@ class CallLowerer:
         return total
 
     def python_expression(self, node: Any, target: str | None, base: str,
-                          values: bool = False) -> Atom:
+                          values: bool = False, kept: str = "") -> Atom:
         """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
         and shapes (what rules build indexes with), kept as written in one statement.
         Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
         ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
         shape is read.  The transforms refuse it where an operand carries a derivative
         (or, under vmap, a batch axis): then it is not index arithmetic.  ``values``: it
-        may read values other than shapes (a kept ``try``'s ``cfg["n"]``: kept_try.py)."""
+        may read values other than shapes (a kept ``try``'s ``cfg["n"]``: kept_try.py);
+        ``kept``: the function it calls, named in a refusal (``math.isclose``:
+        math_calls.py)."""
         bound = _comprehension_names(node)
         operands: list[Atom] = []
         texts: dict[str, str] = {}
@@ -292,7 +294,8 @@ class CallLowerer:
         return self.n.emit(self.n.exprs.target(target, base), "pyexpr", tuple(operands),
                          {"template": (template, tuple(texts)),
                           "shape_only": tuple(shape_only), **({"values": True} if values
-                                                               else {})}, node)
+                                                               else {}),
+                          **({"kept": kept} if kept else {})}, node)
 
     def call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
         args: list[Atom] = []
