@@ -24,7 +24,7 @@ from ..primitives.registry import arg_slots, refuse_underived
 from .analysis_words import _structure, _user_name, structure_changed
 from .int_items import int_items
 from .list_operands import per_call
-from .one_path import container_on_one_path
+from .one_path import container_on_one_path, derivative_never_read
 from .results_count import results_unknown
 
 # structural primitives: a value built from (or passed through) active values is active
@@ -195,8 +195,9 @@ class Facts:
             known = self.kind_of_let(s)
         else:
             return
-        if isinstance(known, (Tree, Seq)):  # (worded in one_path.py)
-            raise container_on_one_path(self.fn, s.target, s.loc)
+        if isinstance(known, (Tree, Seq)) and not derivative_never_read(
+                self.fn, s.target, s):
+            raise container_on_one_path(self.fn, s.target, s.loc)  # (one_path.py)
 
     def _is_int(self, s: Let) -> bool:
         """Is the value a Python int (a loop index, a length, arithmetic on those)?"""

@@ -59,11 +59,6 @@ EXPECTED: dict[str, str] = {
     # `sorted(parts.items(), key=lambda kv: kv[0], reverse=True)`: "Python's built-in
     # `sorted` is not supported: it sorts in Python" (with a key)
     "map_lambda_sorted_key": "refused",
-    # vmap of grad and hessian (one example 1-D: `x = x[None, :]`, then `if x.shape[0] ==
-    # 1: x = np.concatenate([x, 2.0 * x], axis=0)`): "`x_2_x_2_times_2` holds a container
-    # and is None on another path of the `if`" (the list literal built in the `if`; named
-    # by emitted code's name; built before the `if` it runs)
-    "ndim_branch_promote": "refused",
     # `{f"w{i}": ... for i in range(n_layers)}` runs since this probe where the function
     # is transformed itself (grad, value_and_grad, jit); called from another function
     # (the probe's jvp, vmap of grad, hessian stages call it from a lambda) the callee's
