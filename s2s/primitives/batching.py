@@ -222,12 +222,33 @@ def unchanged(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
-def _refuse_separated_array_indexes(index: Index) -> None:
+# what makes one int (an array's positions: `i = np.argmax(m)`, an item of
+# `np.unravel_index(np.argmax(m), m.shape)`), never a bool
+_INT_MAKERS = ("argmax", "argmin", "unravel_index", "len", "int", "size", "ndim")
+
+
+def _int_scalar(b: Any, item: Any) -> bool:
+    """Is ``item`` one int (no axes: its place among slices moves nothing)?"""
+    producers = getattr(getattr(b, "facts", None), "producer", {})
+    made = producers.get(getattr(item, "name", ""))
+    if made is not None and made.prim == "getitem" and made.args and isinstance(
+            made.args[0], Var) and producers.get(made.args[0].name) is not None:
+        made = producers[made.args[0].name]  # (`i, j = np.unravel_index(...)`)
+    if made is None or made.prim not in _INT_MAKERS:
+        return False
+    try:
+        return b.rank(item) == 0
+    except NoBatchRule:
+        return False
+
+
+def _refuse_separated_array_indexes(index: Index, b: Any = None) -> None:
     """NumPy moves the axes of array indexes separated by slices to the front, which
-    is the batch axis's place: such an index has no batched spelling."""
+    is the batch axis's place: such an index has no batched spelling (one int, an
+    argmax's, has no axes to move: ``t[:, i, :, j]`` is each example's ``t[i, :, j]``)."""
     advanced = [k for k, item in enumerate(index.items) if not (
         isinstance(item, Slice) or (isinstance(item, Const) and (
-            item.value is None or isinstance(item.value, int))))]
+            item.value is None or isinstance(item.value, int))) or _int_scalar(b, item))]
     if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
         raise NoBatchRule("array indexes separated by slices, on a batched array",
                           "index in two steps")
@@ -247,7 +268,7 @@ def getitem_rule(b: Batch, s: Let) -> str:
     first = index.items[0] if index.items else None
     if isinstance(first, Const) and first.value is Ellipsis:
         return f"{atom_text(x)}[{inner}]"
-    _refuse_separated_array_indexes(index)
+    _refuse_separated_array_indexes(index, b)
     if not index.items:
         return atom_text(x)
     return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
@@ -483,7 +504,7 @@ def _index_pieces(b: Batch, index: Index) -> str:
         return index_text(index)
     if len(index.items) == 1 and holds_tuple(b, first):  # a tuple of index arrays
         return f":, *{atom_text(first)}"
-    _refuse_separated_array_indexes(index)
+    _refuse_separated_array_indexes(index, b)
     inner = index_text(index).rstrip(",")
     return f":, {inner}" if inner else ":"
 
