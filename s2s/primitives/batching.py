@@ -242,6 +242,11 @@ def _int_scalar(b: Any, item: Any) -> bool:
         return False
 
 
+def _made_here(b: Any, item: Any) -> bool:
+    """Is ``item`` computed by the function (not an argument, a loop's counter)?"""
+    return getattr(item, "name", "") in getattr(getattr(b, "facts", None), "producer", {})
+
+
 def _refuse_separated_array_indexes(index: Index, b: Any = None) -> None:
     """NumPy moves the axes of array indexes separated by slices to the front, which
     is the batch axis's place: such an index has no batched spelling (one int, an
@@ -543,6 +548,10 @@ def _sliced_per_example(b: Batch, items: list[Any], base_batched: bool) -> str:
         elif (b.rank(i) if isinstance(i, Var) else np.ndim(i.value)) != 0:
             raise NoBatchRule("a batched index of arrays mixed with slices",
                               "index with the batched positions alone, then slice")
+        elif isinstance(i, Var) and not _int_scalar(b, i) and _made_here(b, i):
+            raise NoBatchRule(  # (a 0-d bool, np.any's, would add an axis)
+                "a batched position mixed with slices, made by an operation that may "
+                "not give an int", "index with np.argmax's position, or an argument")
     if not base_batched:
         raise NoBatchRule("a batched index mixed with slices into an array the same for "
                           "every example", "index with the batched positions alone")

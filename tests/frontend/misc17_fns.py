@@ -136,6 +136,11 @@ def slice_from(m, k):
     return np.sum(m[k:, 0])
 
 
+def column_of_any(m):
+    b = np.any(m > 0.5)
+    return np.sum(m[:, b])
+
+
 # ---- a list built in an `if` (its gradient transformed again) ------------------------
 
 def ndim_branch_concat(x):

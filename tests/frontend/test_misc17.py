@@ -102,7 +102,8 @@ def test_vmap_of_a_position_per_example_mixed_with_slices() -> None:
     """``m[i]``, ``m[:, j]``, ``m[1:, j]`` and ``m[i, j]`` with ``i, j`` each example's
     argmax: vmap of grad against grad example by example, three calls (the third with
     ties); ``m[1:, j]`` of one matrix for a batch of ``j``; a slice whose bounds
-    differ per example is refused, located."""
+    differ per example and a position made by ``np.any`` (a bool) are refused,
+    located."""
     g, vg = s2s.grad(F.argmax_row_column), s2s.vmap(s2s.grad(F.argmax_row_column))
     rng = np.random.default_rng(17)
     for batch in (rng.normal(size=(4, 3, 2)), rng.normal(size=(2, 3, 2)),
@@ -113,6 +114,10 @@ def test_vmap_of_a_position_per_example_mixed_with_slices() -> None:
     np.testing.assert_allclose(got, [F.column_of_a_matrix(M32, j) for j in js], rtol=1e-12)
     with pytest.raises(s2s.TransformError, match="a slice whose bounds differ per example"):
         s2s.vmap(F.slice_from, in_axes=(None, 0))(M32, np.array([1, 2]))
+    with pytest.raises(s2s.TransformError, match="made by an operation that may not give "
+                       "an int") as info:  # (np.any's bool would add an axis)
+        s2s.vmap(F.column_of_any)(np.stack([M32, -M32]))
+    assert "return np.sum(m[:, b])" in str(info.value)
 
 
 def test_a_list_built_in_an_if_transformed_again() -> None:
