@@ -64,8 +64,7 @@ def folded(n: Any, obj: Any, text: str, node: Any, target: str | None) -> Atom:
         # Python's own call where the code runs, carrying no derivative: the transforms
         # refuse it, located, where an operand carries one or a batch axis (JAX refuses
         # a traced value); `t` a float parameter not differentiated runs, as under JAX
-        return n.calls.python_expression(node, target, n.names.fresh(name), values=True,
-                                         kept=text)
+        return n.calls.python_expression(node, target, n.names.fresh(name), values=text)
     try:
         value = obj(*(a.value for a in args), **{k: a.value for k, a in kwargs.items()})
     except Exception as exc:  # (what Python would raise when the function runs)

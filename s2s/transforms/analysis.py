@@ -97,9 +97,9 @@ class Facts:
                     f"this f-string formats `{a.name}`, which carries a derivative; a "
                     "string has none", s.loc, "format it inside a print, assert or "
                     "raise, or format a string argument (`f\"i{k}\"`)")
-            if s.params.get("kept"):  # (`math.isclose(t, 0.3)`: frontend/math_calls.py)
+            if isinstance(s.params.get("values"), str):  # (`math.isclose(t, 0.3)`)
                 raise TransformError(
-                    f"`{s.params['kept']}` takes Python numbers, and an argument here "
+                    f"`{s.params['values']}` takes Python numbers, and an argument here "
                     "carries a derivative: s2s runs this `math` function as Python (no "
                     "derivative rule), as JAX runs it only on values it does not trace",
                     s.loc, "differentiate another argument (`argnums`), or use the NumPy "
