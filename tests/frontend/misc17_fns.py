@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-
 # ---- a `try` around array code -------------------------------------------------------
 
 def try_else_finally(x):
