@@ -198,14 +198,14 @@ class CallLowerer:
         return total
 
     def python_expression(self, node: Any, target: str | None, base: str,
-                          values: bool = False) -> Atom:
+                          values: bool | str = False) -> Atom:
         """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
         and shapes (what rules build indexes with), kept as written in one statement.
         Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
         ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
         shape is read.  The transforms refuse it where an operand carries a derivative
         (or, under vmap, a batch axis): then it is not index arithmetic.  ``values``: it
-        may read values other than shapes (a kept ``try``'s ``cfg["n"]``: kept_try.py)."""
+        may read values (a kept ``try``'s ``cfg["n"]``; ``math.isclose``: its refusals' name)."""
         bound = _comprehension_names(node)
         operands: list[Atom] = []
         texts: dict[str, str] = {}
@@ -291,7 +291,7 @@ class CallLowerer:
                                    "comprehension's variable", "rename the variable")
         return self.n.emit(self.n.exprs.target(target, base), "pyexpr", tuple(operands),
                          {"template": (template, tuple(texts)),
-                          "shape_only": tuple(shape_only), **({"values": True} if values
+                          "shape_only": tuple(shape_only), **({"values": values} if values
                                                                else {})}, node)
 
     def call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:

@@ -52,22 +52,19 @@ def folded(n: Any, obj: Any, text: str, node: Any, target: str | None) -> Atom:
     """``math.gamma(2.5)``, ``math.isclose(t, 0.3)``, ``math.log(8.0, 2)``: a ``math``
     function with no NumPy primitive (or ``math.log`` with a base) over constants, its
     value computed when s2s transforms the function (the emitted code spells the call
-    where an operand is a module name, so each run reads it again); refused, located,
-    over a value known only when the function runs (JAX refuses a traced one)."""
+    where an operand is a module name, so each run reads it again); over a value known
+    only when the function runs (``math.isclose(t, 0.3)`` of a float parameter), the
+    call kept as Python in the forward computation, refused (transforms/analysis.py,
+    vmap) where an operand carries a derivative or a batch axis, as JAX refuses a
+    traced value."""
     args, kwargs = n.calls.call_args(node)
     atoms = [*args, *kwargs.values()]
     name = getattr(obj, "__name__", text)
     if not all(isinstance(a, Const) for a in atoms):
-        hint = ("write math.log(v) / math.log(base)" if name == "log" else
-                "compute it from constants, or use the NumPy or SciPy function (np.isclose, "
-                "np.trunc, scipy.special.gamma, ...)")
-        what = ("`math.log(v, base)` only over constants" if name == "log" else
-                "this `math` function only over constants (it has no derivative rule)")
-        raise UnsupportedCallError(
-            f"`{text}` takes Python numbers, and an argument here is known only when the "
-            f"function runs (a parameter, a value computed): s2s computes {what}; JAX "
-            "refuses it on a traced value",
-            n.loc(node), hint, n.display)
+        # Python's own call where the code runs, carrying no derivative: the transforms
+        # refuse it, located, where an operand carries one or a batch axis (JAX refuses
+        # a traced value); `t` a float parameter not differentiated runs, as under JAX
+        return n.calls.python_expression(node, target, n.names.fresh(name), values=text)
     try:
         value = obj(*(a.value for a in args), **{k: a.value for k, a in kwargs.items()})
     except Exception as exc:  # (what Python would raise when the function runs)

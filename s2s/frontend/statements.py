@@ -15,6 +15,7 @@ from ..errors import UnpackError, UnsupportedSyntaxError, mark_shared_write
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from . import param_writes
+from .array_try import array_try
 from .contexts import with_statement
 from .deletes import Deletes
 from .dict_appends import refuse_dict_item_append
@@ -146,6 +147,8 @@ class StmtLowerer:
             return self.block(taken)  # (`if True:`, `if "k" in kw:`: decided now)
         if isinstance(node, cst.Try) and (taken := decided_try(self.n, node)) is not None:
             return self.block(taken)  # (`try: s = cfg["s"]` of a dict's known keys)
+        if isinstance(node, cst.Try) and (taken := array_try(self.n, node)) is not None:
+            return self.block(taken)  # (around array code, its `except` never running)
         lower = {cst.If: self.if_statement, cst.For: self.n.loop.for_statement,
                  cst.While: self.n.loop.while_statement,
                  cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings

@@ -222,6 +222,31 @@ def unchanged(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
+# what makes one int (an array's positions: `i = np.argmax(m)`, an item of
+# `np.unravel_index(np.argmax(m), m.shape)`), never a bool
+_INT_MAKERS = ("argmax", "argmin", "unravel_index", "len", "int", "size", "ndim")
+
+
+def _int_scalar(b: Any, item: Any) -> bool:
+    """Is ``item`` one int (no axes: its place among slices moves nothing)?"""
+    producers = getattr(getattr(b, "facts", None), "producer", {})
+    made = producers.get(getattr(item, "name", ""))
+    if made is not None and made.prim == "getitem" and made.args and isinstance(
+            made.args[0], Var) and producers.get(made.args[0].name) is not None:
+        made = producers[made.args[0].name]  # (`i, j = np.unravel_index(...)`)
+    if made is None or made.prim not in _INT_MAKERS:
+        return False
+    try:
+        return b.rank(item) == 0
+    except NoBatchRule:
+        return False
+
+
+def _made_here(b: Any, item: Any) -> bool:
+    """Is ``item`` computed by the function (not an argument, a loop's counter)?"""
+    return getattr(item, "name", "") in getattr(getattr(b, "facts", None), "producer", {})
+
+
 def separated_lead(b: Batch, index: Index) -> int | None:
     """Where an index's array items are separated (by a slice, ``None`` or ``...``:
     an int counts as one of them once an array is there), NumPy puts their broadcast
@@ -522,15 +547,42 @@ def _per_example_index(b: Batch, index: Index, base_batched: bool) -> str:
     if any(holds_tuple(b, i) for i in items):
         raise NoBatchRule("a tuple of index arrays that differ per example",
                           "index with the arrays themselves: x[i, j]")
-    if any(isinstance(i, Slice) or (isinstance(i, Const) and (
-            i.value is None or i.value is Ellipsis)) for i in items):
-        raise NoBatchRule("a batched index mixed with slices, None or ...",
+    if any(isinstance(i, Const) and (i.value is None or i.value is Ellipsis) for i in items):
+        raise NoBatchRule("a batched index mixed with None or ...",
                           "index with the batched positions alone, then slice")
+    if any(isinstance(i, Slice) for i in items):
+        return _sliced_per_example(b, items, base_batched)
     rank = _broadcast_rank(b, items)
     texts = [align(b, i, rank) for i in items]
     if base_batched:
         texts = [rows(b, rank)] + texts
     return ", ".join(texts)
+
+
+def _sliced_per_example(b: Batch, items: list[Any], base_batched: bool) -> str:
+    """``m[:, j]`` with ``j`` one position per example: ``m[np.arange(n), :, j]``.  Each
+    item not a slice one int per example, so the advanced indexes (the rows and those
+    ints) broadcast to the batch axis alone, which NumPy puts first (adjacent to the
+    rows or separated from them by a slice alike); the sliced axes follow in order, as
+    each example's ``m_k[:, j_k]`` has them.  A position array per example (where
+    NumPy would place its axes apart from the sliced ones) is refused."""
+    for i in items:
+        if isinstance(i, Slice):
+            if any(isinstance(a, Var) and b.batched(a) for a in (i.lower, i.upper, i.step)):
+                raise NoBatchRule("a slice whose bounds differ per example",
+                                  "slice with bounds the same for every example")
+        elif (b.rank(i) if isinstance(i, Var) else np.ndim(i.value)) != 0:
+            raise NoBatchRule("a batched index of arrays mixed with slices",
+                              "index with the batched positions alone, then slice")
+        elif isinstance(i, Var) and not _int_scalar(b, i) and _made_here(b, i):
+            raise NoBatchRule(  # (a 0-d bool, np.any's, would add an axis)
+                "a batched position mixed with slices, made by an operation that may "
+                "not give an int", "index with np.argmax's position, or an argument")
+    if not base_batched:
+        raise NoBatchRule("a batched index mixed with slices into an array the same for "
+                          "every example", "index with the batched positions alone")
+    spelled = index_text(Index(tuple(items), True)).rstrip(",")
+    return f"{rows(b, 0)}, {spelled}"
 
 
 def _broadcast_rank(b: Batch, items: Any) -> int:

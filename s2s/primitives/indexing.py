@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..ir.nodes import Index, Let, Var
+from ..ir.nodes import Index, Let, Slice, Var
 from ..ir.spelling import atom_text
 from ..runtime import take_along_axis_bar, unbroadcast
 from .batching import (
@@ -382,8 +382,11 @@ def add_at_rule(b: Batch, s: Let) -> str:
         if any(_is_mask(b, a) for a in index.atoms()):
             raise NoBatchRule("np.add.at at a mask that differs per example: "
                               f"{PER_EXAMPLE_COUNT}")
-        where = f"({_per_example_index(b, index, True)})"
-        selected = _broadcast_rank(b, index.items) + b.rank(base) - len(index.items)
+        sliced = sum(isinstance(i, Slice) for i in index.items)  # (then one int each)
+        where = (f"np.s_[{_per_example_index(b, index, True)}]" if sliced else
+                 f"({_per_example_index(b, index, True)})")
+        selected = (sliced if sliced else _broadcast_rank(b, index.items)) + b.rank(
+            base) - len(index.items)
         v = align(b, values, selected) if b.batched(values) else atom_text(values)
     else:
         where = f"np.s_[{_index_pieces(b, index)}]"

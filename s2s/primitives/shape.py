@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from ..ir.spelling import atom_text
 from ..runtime import pad_sources, unbroadcast
 from .batching import (
@@ -31,6 +31,7 @@ from .batching import (
     only_first_batched,
     operand,
     refuse_batched,
+    repeated,
     shifted,
     static,
 )
@@ -101,6 +102,9 @@ def getitem_batched_rule(b: Batch, s: Let) -> str:
     if any(_is_mask(b, a) for a in batched_index):
         raise NoBatchRule(f"a mask that differs per example: {PER_EXAMPLE_COUNT}",
                           "keep the shape instead: np.where(mask, x, 0)")
+    if not b.batched(x) and any(isinstance(i, Slice) for i in index.items):
+        # (`m[:, j]`, `m` the same for every example: read from its copy per example)
+        return f"{repeated(b, atom_text(x))}[{_per_example_index(b, index, True)}]"
     return f"{atom_text(x)}[{_per_example_index(b, index, b.batched(x))}]"
 
 

@@ -160,6 +160,11 @@ defprim("pyexpr", None, "(*operands, template, shape_only=(), values=False)", di
 
 @batch_rule("pyexpr")
 def pyexpr_rule(b: Batch, s: Let) -> str:
+    if isinstance(s.params.get("values"), str):  # (`math.isclose(t, 0.3)`: math_calls.py)
+        raise NoBatchRule(f"`{s.params['values']}` of values with a batch axis (a `math` "
+                          "function takes one Python number; JAX's vmap refuses it too)",
+                          "use the NumPy function (np.isclose, ...), or give it values "
+                          "that are the same for every example (`in_axes=None`)")
     if s.params.get("values"):  # (a kept `try`: frontend/kept_try.py)
         raise NoBatchRule("a `try` over values with a batch axis (an exception is "
                           "raised or not for the whole batch)", "give it values that are "

@@ -24,7 +24,7 @@ from ..primitives.registry import arg_slots, refuse_underived
 from .analysis_words import _structure, _user_name, structure_changed
 from .int_items import int_items
 from .list_operands import per_call
-from .one_path import container_on_one_path
+from .one_path import container_on_one_path, derivative_never_read
 from .results_count import results_unknown
 
 # structural primitives: a value built from (or passed through) active values is active
@@ -97,6 +97,13 @@ class Facts:
                     f"this f-string formats `{a.name}`, which carries a derivative; a "
                     "string has none", s.loc, "format it inside a print, assert or "
                     "raise, or format a string argument (`f\"i{k}\"`)")
+            if isinstance(s.params.get("values"), str):  # (`math.isclose(t, 0.3)`)
+                raise TransformError(
+                    f"`{s.params['values']}` takes Python numbers, and an argument here "
+                    "carries a derivative: s2s runs this `math` function as Python (no "
+                    "derivative rule), as JAX runs it only on values it does not trace",
+                    s.loc, "differentiate another argument (`argnums`), or use the NumPy "
+                    "or SciPy function (np.isclose, scipy.special.gamma, ...)")
             if s.params.get("values"):
                 raise TransformError(  # (a kept `try`: frontend/kept_try.py)
                     f"this `try` reads `{a.name}`, which carries a derivative: an "
@@ -188,8 +195,9 @@ class Facts:
             known = self.kind_of_let(s)
         else:
             return
-        if isinstance(known, (Tree, Seq)):  # (worded in one_path.py)
-            raise container_on_one_path(self.fn, s.target, s.loc)
+        if isinstance(known, (Tree, Seq)) and not derivative_never_read(
+                self.fn, s.target, s):
+            raise container_on_one_path(self.fn, s.target, s.loc)  # (one_path.py)
 
     def _is_int(self, s: Let) -> bool:
         """Is the value a Python int (a loop index, a length, arithmetic on those)?"""

@@ -101,6 +101,7 @@ class BatchedIf:
                                                                               self.vm):
                             text = self._broadcast_join(j, paths, state.get(j, set()))
                             items.append(Line(f"{j} = {text}"))
+            _keep_items_batched(self.vm, s, states)
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
             return
         clash = _join_rank_clash(self.vm, s, set(s.joins))
@@ -687,3 +688,17 @@ def _renamed(s: Any, renamed: dict[str, str]) -> Any:
     args = tuple(atom(a) for a in s.args)
     return Let(renamed.get(s.target, s.target), s.prim, args, s.params, s.loc)
 
+
+def _keep_items_batched(vm: Any, s: If, states: list[dict]) -> None:
+    """A list a path of the ``if`` built, joined (``parts = [x, 2.0 * x]`` on one path,
+    None on the other): its items are that path's names, which a later ``if`` on the
+    same path reads through it (a join's gradient, ``split_like(g, parts, 0)``), so
+    they stay batched as that path left them (they are bound nowhere else)."""
+    for j in s.joins:
+        for item in vm.items.get(j, ()):
+            name = getattr(item, "name", None)
+            if name is None or name in vm.b:
+                continue
+            for state in states:
+                if state.get(name):
+                    vm.b[name] = set(state[name])

@@ -134,8 +134,8 @@ def test_an_in_place_update_another_name_would_see_is_refused_located(fn, quoted
 @pytest.mark.parametrize("fn, head, says, quoted", [  # (one case by default)
     (F.setter_writes_in_place, "`Refusing.v`", "`self.w += ...` would change in place",
      "self.w += value"),
-    (F.method_with_try, "`Refusing.guarded`", "a `try` around code that reads `self`",
-     "try:"),
+    (F.method_with_try, "`Refusing.guarded`", "a `try` around array code only where",
+     "y = self.w * x"),
     (F.method_writes_an_item, "`Refusing.stored`", "only a local array can be assigned",
      "self.w[0] = x[0]"),
 ])

@@ -53,22 +53,6 @@ EXPECTED: dict[str, str] = {
     # vmap of grad refused (the gradient's pieces are as many as the list's items, known
     # only when the code runs; the refusal named `split_like` before this probe)
     "concat_ragged_loop": "refused",
-    # `try: y = np.log1p(x ** 2) except (...): ... else: ... finally: ...` around array
-    # code: refused (the second `try: pass ... except Exception: raise` runs since this
-    # probe)
-    "try_except_else": "refused",
-    # `math.isclose(t, 0.3)` of the parameter `t=0.3`: s2s computes math's functions
-    # without a NumPy rule over constants only (math.gamma(2.5), math.log(8.0, 2),
-    # math.floor(x.shape[0] / 3) run since this probe); JAX runs an untraced parameter
-    "math_module_floats": "refused",
-    # vmap of grad: `m[i]`, `m[:, j]` with `i, j = np.unravel_index(np.argmax(m),
-    # m.shape)` per example: "vmap cannot batch this: a batched index mixed with slices"
-    "unravel_argmax": "refused",
-    # vmap of grad and hessian (one example 1-D: `x = x[None, :]`, then `if x.shape[0] ==
-    # 1: x = np.concatenate([x, 2.0 * x], axis=0)`): "`x_2_x_2_times_2` holds a container
-    # and is None on another path of the `if`" (the list literal built in the `if`; named
-    # by emitted code's name; built before the `if` it runs)
-    "ndim_branch_promote": "refused",
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
