@@ -413,7 +413,7 @@ class ExprLowerer:
                 return folded
             if isinstance(base.value, (tuple, list)) and all(
                     isinstance(v, (int, float)) for v in base.value):
-                return _table_read(self.n, node, base, index, self.target(target, name))
+                return table_read(self.n, node, base, index, self.target(target, name))
             if not isinstance(base.value, (np.ndarray, str)):
                 raise self.n.unsupported(
                     node, "subscripts of this constant are supported with constant "
@@ -687,7 +687,7 @@ def per_call(err: TransformError) -> TransformError:
     return err
 
 
-def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> Atom:
+def table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> Atom:
     """``TABLE[i]`` of a module list of numbers by a run-time ``i``: the numbers as an
     array, read at each call, and the item as Python reads the list (``list_item``: a
     Python number, weak, where the array's item is a float64 NumPy scalar)."""
