@@ -76,7 +76,7 @@ class ShapeEvaluated(Transformed):
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         # (defaults too: a parameter's value is abstract in the emitted code, as JAX
         # traces what the call passes; a default Python number is weakly typed)
-        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        bound = _signature(self.fn).bind(*args, **kwargs)
         bound.apply_defaults()
         args, kwargs = bound.args, bound.kwargs
         args, kwargs = tree_util.tree_map(_struct, (args, kwargs))
@@ -98,6 +98,17 @@ class ShapeEvaluated(Transformed):
             raise located.with_func(self.fn.__name__) from err
         out = records.rebuild(self.built_template(), out)
         return tree_util.tree_map(_result, out)
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """The parameters a call of ``fn`` binds: a Jacobian's (``s2s.jacfwd(f)``, which
+    takes ``*args, **kwargs``) are its function's, so that a container passed by
+    keyword gets its structure as one passed by position does."""
+    sig = inspect.signature(fn)
+    inner = getattr(fn, "fun", None)
+    while inner is not None and any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+        sig, inner = inspect.signature(inner), getattr(inner, "fun", None)
+    return sig
 
 
 def _located(err: Exception, ir: Function) -> ShapeError | None:
@@ -184,7 +195,12 @@ def _vmapped(v: Any, args: tuple, kwargs: dict) -> Any:
         x = _struct(x)
         if axis is None or not isinstance(x, ShapeDtypeStruct):
             return x
-        ax = axis % len(x.shape) if x.shape else axis
+        if not -len(x.shape) <= axis < len(x.shape):  # (vmap's own error, as a call's)
+            raise ValueError(
+                f"vmap was requested to map its argument along axis {axis}, which implies "
+                f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
+                f"is only {len(x.shape)} (its shape is {x.shape})")
+        ax = axis % len(x.shape)
         sizes.add(x.shape[ax])
         return ShapeDtypeStruct(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
 
