@@ -247,7 +247,8 @@ class ExprLowerer:
             base = f"{stem(self.n.named(left))}_{word}_{stem(self.n.named(right))}"
         if len(base) > MAX_NAME:
             base = fallback
-        return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
+        return _arithmetic(self.n, (self.target(target, base), base), prim, (left, right),
+                           node)
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
         value = self.expr(node.expression)
@@ -677,6 +678,26 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
 def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:
     """``p.size`` of a class attribute, ``self.doubled`` of a ``@property``; None else."""
     return class_attribute(n, node, base) or property_read(n, node, base, target)
+
+
+def _arithmetic(n: Any, names: tuple[str, str], prim: str, operands: tuple,
+                node: Any) -> Atom:
+    """``target = left op right``; of ``y += v`` (marked by ``in_place``), ``y``'s dtype
+    where ``y`` is an array (``runtime.in_place``).  A Python number ``v`` is weak, and
+    changes no float array's dtype: the sum as it is."""
+    (target, base), (left, right) = names, operands
+    if n.__dict__.get("in_place", {}).pop(id(node), None) is None or (
+            isinstance(right, Const) and type(right.value) in (int, float, bool)):
+        return n.emit(target, prim, operands, {}, node)
+    value = n.emit(n.names.fresh(base), prim, operands, {}, node)
+    return n.emit(target, "in_place", (value, left), {}, node)
+
+
+def in_place(n: Any, value: cst.BinaryOperation) -> None:
+    """Mark ``value``, the ``y + v`` an augmented assignment ``y += v`` is lowered to:
+    NumPy's operator writes into an array ``y``, keeping its dtype (expr_BinaryOperation
+    spells it ``in_place(y + v, y)``)."""
+    n.__dict__.setdefault("in_place", {})[id(value)] = value
 
 
 def per_call(err: TransformError) -> TransformError:

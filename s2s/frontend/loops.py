@@ -225,7 +225,7 @@ class LoopLowerer:
                 self.bind_dict_item(index, seq, *target)
                 continue
             if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
-                item = self.item(self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
+                item = _item(self.n, self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
                                  seq, index, target)
                 self.n.stmts.bind_unpacked(target, item, target)
                 continue
@@ -234,21 +234,11 @@ class LoopLowerer:
                                        "unpack inside the loop body")
             name = target.value
             ssa = self.n.names.fresh(name) if name in self.n.bound else name
-            self.item(ssa, seq, index, target)
+            _item(self.n, ssa, seq, index, target)
             if isinstance(seq, Var) and seq.name in self.n.draws.params:
                 self.n.dicts.per_call_keys.add(ssa)  # (`for k in p`: a key, if p is a dict)
             self.n.bound.add(name)
             self.n._bind(name, ssa)
-
-    def item(self, target: str, seq: Atom, index: str, node: Any) -> Atom:
-        """``seq[k]`` at the loop's counter; of a constant tuple of numbers (``zip(x,
-        (1.0, 2.0))``, its count ``x``'s where ``x`` is shorter), the table read Python's
-        item is (a Python number: expressions.table_read)."""
-        at = Index((Var(index),), False)
-        if isinstance(seq, Const) and type(seq.value) in (tuple, list) and seq.value and all(
-                type(v) in (int, float) for v in seq.value):
-            return table_read(self.n, node, seq, at, target)
-        return self.n.emit(target, "getitem", (seq,), {"index": at}, node)
 
     def bind_dict_item(self, index: str, seq: Atom, key_node: Any, value_node: Any,
                        order: str | None) -> None:
@@ -456,6 +446,17 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
         n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
         n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
+
+
+def _item(n: Any, target: str, seq: Atom, index: str, node: Any) -> Atom:
+    """``seq[k]`` at the loop's counter; of a constant tuple of numbers (``zip(x, (1.0,
+    2.0))``, its count ``x``'s where ``x`` is shorter), the table read Python's item is
+    (a Python number: expressions.table_read)."""
+    at = Index((Var(index),), False)
+    if isinstance(seq, Const) and type(seq.value) in (tuple, list) and seq.value and all(
+            type(v) in (int, float) for v in seq.value):
+        return table_read(n, node, seq, at, target)
+    return n.emit(target, "getitem", (seq,), {"index": at}, node)
 
 
 def _plain_zip(n: Any, call: Any) -> None:
