@@ -74,12 +74,19 @@ class ShapeEvaluated(Transformed):
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        # (defaults too: a parameter's value is abstract in the emitted code, as JAX
-        # traces what the call passes; a default Python number is weakly typed)
-        bound = _signature(self.fn).bind(*args, **kwargs)
+        # (what the call passes is abstract in the emitted code, as JAX traces it; a
+        # default the call leaves is a value the code reads, as JAX's, which traces
+        # only what is passed: `np.bincount(labels)` of default labels has a length)
+        # (a keyword-only one stays abstract: the code's key reads the positional ones)
+        sig = _signature(self.fn)
+        bound = sig.bind(*args, **kwargs)
+        passed = set(bound.arguments)
         bound.apply_defaults()
+        for name in bound.arguments:
+            if name in passed or sig.parameters[name].kind not in (
+                    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                bound.arguments[name] = tree_util.tree_map(_struct, bound.arguments[name])
         args, kwargs = bound.args, bound.kwargs
-        args, kwargs = tree_util.tree_map(_struct, (args, kwargs))
         if has_nodes(args, True):  # NamedTuples, registered classes, None
             args = plain_args(args, ())
         self._refresh()
