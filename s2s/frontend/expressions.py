@@ -686,8 +686,9 @@ def _arithmetic(n: Any, names: tuple[str, str], prim: str, operands: tuple,
     where ``y`` is an array (``runtime.in_place``).  A Python number ``v`` is weak, and
     changes no float array's dtype: the sum as it is."""
     (target, base), (left, right) = names, operands
-    if n.__dict__.get("in_place", {}).pop(id(node), None) is None or (
-            isinstance(right, Const) and type(right.value) in (int, float, bool)):
+    if n.__dict__.get("in_place", {}).pop(id(node), None) is None or prim.startswith(
+            "bitwise") or isinstance(right, Const) and type(right.value) in (int, float, bool):
+        # (`d |= {...}` merges dicts: ir/unroll.py makes the merge of this bitwise_or)
         return n.emit(target, prim, operands, {}, node)
     value = n.emit(n.names.fresh(base), prim, operands, {}, node)
     return n.emit(target, "in_place", (value, left), {}, node)
