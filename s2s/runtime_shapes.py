@@ -9,7 +9,8 @@ promotion rules a result's dtype does not depend on the operands' sizes), and a
 And ``OtherPath``, which vmap's code made for one path's ranks raises on the other;
 and ``python_float``, which gives ``math.log(v)``'s result math's dtype;
 ``own_copy``, an array a callee writes into, copied where emitted code calls it;
-and ``list_item``, which gives a list's item read at a run-time index Python's type.
+``list_item``, which gives a list's item read at a run-time index Python's type;
+and ``in_place``, which gives ``y += v`` of an array ``y`` its dtype.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["ShapeDtypeStruct", "stand_in_0d", "stand_in_1", "view_stand_in", "sm
            "sized_shape", "arange_shape", "operand_shape",
            "kron_shape", "inner_shape", "diffed_shape", "tiled_shape", "repeated_shape",
            "joined_dtype", "spaced_shape", "array_shape", "einsum_batched", "python_float",
-           "own_copy", "list_item"]
+           "own_copy", "list_item", "in_place"]
 
 # the most elements the operands of a primitive without a shape rule may have: it is
 # evaluated on stand-ins of those shapes (its result may be larger, so this stays small)
@@ -522,14 +523,29 @@ def own_copy(x):
     return np.copy(x) if isinstance(x, np.ndarray) else x
 
 
+def in_place(value, target):
+    """``target op= v``'s value, ``value`` being ``target op v``: NumPy's operator writes
+    into an array ``target`` of one or more axes, so the result keeps its dtype (a
+    float32 ``y += v`` of a float64 ``v`` stays float32); a number or a NumPy scalar is
+    rebound to the promoted value, as Python rebinds it.  A cast NumPy refuses
+    (``same_kind``: an int array ``+=`` a float) keeps the promoted value."""
+    dtype = getattr(target, "dtype", None)
+    if dtype is None or np.ndim(target) == 0 or value.dtype == dtype or not np.can_cast(
+            value.dtype, dtype, "same_kind"):
+        return value
+    return value.astype(dtype)
+
+
 def list_item(x, items, index):
     """``items[index]`` as Python reads the list or tuple ``items`` where emitted code read
     it through their array (``x``: ``np.asarray(TABLE)[i]``, ``np.stack(xs)[i]``): the
     item itself where ``index`` is one integer and the item a Python number (weak: ``lr
     * w`` of a float32 ``w`` stays float32, as in the function run as written; the
-    array's item is a float64 NumPy scalar), else ``x`` (an array's row, a batch of
-    indexes, a JAX value)."""
-    if isinstance(x, np.generic) and isinstance(index, (int, np.integer)):
+    array's item is a float64 NumPy scalar; on the JAX backend too, where ``index`` is
+    a Python int, as JAX's own run of the function reads it), else ``x`` (an array's
+    row, a batch of indexes, an index JAX traces)."""
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool) and np.ndim(
+            x) == 0:
         item = items[index]
         if type(item) in (int, float, bool, complex):
             return item

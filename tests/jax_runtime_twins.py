@@ -54,6 +54,16 @@ def list_item(x, items, index):
     return x
 
 
+def in_place(value, target):
+    """``value`` in ``target``'s dtype where ``target`` has axes (s2s's: NumPy's write
+    into the array), else as it is."""
+    dtype = jnp.result_type(target)
+    if jnp.ndim(target) == 0 or jnp.result_type(value) == dtype or not jnp.can_cast(
+            jnp.result_type(value), dtype, "same_kind"):
+        return value
+    return jnp.asarray(value).astype(dtype)
+
+
 def matmul_lhs_bar(cot, x1, x2):
     return _pullback(lambda y: jnp.matmul(y, x2), x1, cot)
 

@@ -26,6 +26,7 @@ from s2s.runtime import (
     dot_rhs_bar,
     einsum_bar,
     einsum_bars,
+    in_place,
     kron_lhs_bar,
     kron_rhs_bar,
     list_item,
@@ -74,6 +75,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         dot_rhs_bar,
         einsum_bar,
         einsum_bars,
+        in_place,
         kron_lhs_bar,
         kron_rhs_bar,
         list_item,
@@ -231,6 +233,9 @@ else:
             row("own_copy", "scalar", (normal(),)),
             row("list_item", "row", (normal(2, 3), const(((1.0, 2.0), (3.0, 4.0))), const(1))),
             row("list_item", "scalar", (normal(), const((1.0, 2.0)), const(0))),
+            row("in_place", "array", (normal(2, 3), normal(2, 3))),
+            row("in_place", "broadcast", (normal(2, 3), normal(3))),
+            row("in_place", "scalar", (normal(), normal())),
         ]
         + pair_rows("matmul_lhs_bar", "matmul_rhs_bar", np.matmul, MATMULS)
         + pair_rows("dot_lhs_bar", "dot_rhs_bar", np.dot, DOTS)
@@ -407,6 +412,10 @@ def f_list_item(x):
     return np.sum(np.sin(list_item(x * x, ((1.0, 2.0, 3.0),), 0)) * W3)
 
 
+def f_in_place(x):
+    return np.sum(np.sin(in_place(x * x, x)) * W3)
+
+
 def f_matmul_bars(cot, x1, x2):
     return np.sum(np.sin(matmul_lhs_bar(cot, x1, x2)) * W23) + np.sum(
         np.cos(matmul_rhs_bar(cot, x1, x2)) * W32
@@ -546,6 +555,7 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_python_float, ("python_float",), (normal(3),)),
         E2ECase(f_own_copy, ("own_copy",), (normal(3),)),
         E2ECase(f_list_item, ("list_item",), (normal(3),)),
+        E2ECase(f_in_place, ("in_place",), (normal(3),)),
         E2ECase(f_matmul_bars, ("matmul_lhs_bar", "matmul_rhs_bar"),
                 (normal(2, 2), normal(2, 3), normal(3, 2))),
         E2ECase(f_dot_bars, ("dot_lhs_bar", "dot_rhs_bar"),

@@ -74,12 +74,19 @@ class ShapeEvaluated(Transformed):
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        # (defaults too: a parameter's value is abstract in the emitted code, as JAX
-        # traces what the call passes; a default Python number is weakly typed)
-        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        # (what the call passes is abstract in the emitted code, as JAX traces it; a
+        # default the call leaves is a value the code reads, as JAX's, which traces
+        # only what is passed: `np.bincount(labels)` of default labels has a length)
+        # (a keyword-only one stays abstract: the code's key reads the positional ones)
+        sig = _signature(self.fn)
+        bound = sig.bind(*args, **kwargs)
+        passed = set(bound.arguments)
         bound.apply_defaults()
+        for name in bound.arguments:
+            if name in passed or sig.parameters[name].kind not in (
+                    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                bound.arguments[name] = tree_util.tree_map(_struct, bound.arguments[name])
         args, kwargs = bound.args, bound.kwargs
-        args, kwargs = tree_util.tree_map(_struct, (args, kwargs))
         if has_nodes(args, True):  # NamedTuples, registered classes, None
             args = plain_args(args, ())
         self._refresh()
@@ -98,6 +105,17 @@ class ShapeEvaluated(Transformed):
             raise located.with_func(self.fn.__name__) from err
         out = records.rebuild(self.built_template(), out)
         return tree_util.tree_map(_result, out)
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """The parameters a call of ``fn`` binds: a Jacobian's (``s2s.jacfwd(f)``, which
+    takes ``*args, **kwargs``) are its function's, so that a container passed by
+    keyword gets its structure as one passed by position does."""
+    sig = inspect.signature(fn)
+    inner = getattr(fn, "fun", None)
+    while inner is not None and any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+        sig, inner = inspect.signature(inner), getattr(inner, "fun", None)
+    return sig
 
 
 def _located(err: Exception, ir: Function) -> ShapeError | None:
@@ -184,7 +202,12 @@ def _vmapped(v: Any, args: tuple, kwargs: dict) -> Any:
         x = _struct(x)
         if axis is None or not isinstance(x, ShapeDtypeStruct):
             return x
-        ax = axis % len(x.shape) if x.shape else axis
+        if not -len(x.shape) <= axis < len(x.shape):  # (vmap's own error, as a call's)
+            raise ValueError(
+                f"vmap was requested to map its argument along axis {axis}, which implies "
+                f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
+                f"is only {len(x.shape)} (its shape is {x.shape})")
+        ax = axis % len(x.shape)
         sizes.add(x.shape[ax])
         return ShapeDtypeStruct(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
 

@@ -247,7 +247,8 @@ class ExprLowerer:
             base = f"{stem(self.n.named(left))}_{word}_{stem(self.n.named(right))}"
         if len(base) > MAX_NAME:
             base = fallback
-        return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
+        return _arithmetic(self.n, (self.target(target, base), base), prim, (left, right),
+                           node)
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
         value = self.expr(node.expression)
@@ -415,7 +416,7 @@ class ExprLowerer:
                 return folded
             if isinstance(base.value, (tuple, list)) and all(
                     isinstance(v, (int, float)) for v in base.value):
-                return _table_read(self.n, node, base, index, self.target(target, name))
+                return table_read(self.n, node, base, index, self.target(target, name))
             if not isinstance(base.value, (np.ndarray, str)):
                 raise self.n.unsupported(
                     node, "subscripts of this constant are supported with constant "
@@ -681,6 +682,27 @@ def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> An
     return class_attribute(n, node, base) or property_read(n, node, base, target)
 
 
+def _arithmetic(n: Any, names: tuple[str, str], prim: str, operands: tuple,
+                node: Any) -> Atom:
+    """``target = left op right``; of ``y += v`` (marked by ``in_place``), ``y``'s dtype
+    where ``y`` is an array (``runtime.in_place``).  A Python number ``v`` is weak, and
+    changes no float array's dtype: the sum as it is."""
+    (target, base), (left, right) = names, operands
+    if n.__dict__.get("in_place", {}).pop(id(node), None) is None or prim.startswith(
+            "bitwise") or isinstance(right, Const) and type(right.value) in (int, float, bool):
+        # (`d |= {...}` merges dicts: ir/unroll.py makes the merge of this bitwise_or)
+        return n.emit(target, prim, operands, {}, node)
+    value = n.emit(n.names.fresh(base), prim, operands, {}, node)
+    return n.emit(target, "in_place", (value, left), {}, node)
+
+
+def in_place(n: Any, value: cst.BinaryOperation) -> None:
+    """Mark ``value``, the ``y + v`` an augmented assignment ``y += v`` is lowered to:
+    NumPy's operator writes into an array ``y``, keeping its dtype (expr_BinaryOperation
+    spells it ``in_place(y + v, y)``)."""
+    n.__dict__.setdefault("in_place", {})[id(value)] = value
+
+
 def per_call(err: TransformError) -> TransformError:
     """Mark a refusal that a transform made per call's functions and dict keys may
     not meet (``api/callables.py``'s ``transformable``): a parameter called here, or
@@ -689,7 +711,7 @@ def per_call(err: TransformError) -> TransformError:
     return err
 
 
-def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> Atom:
+def table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> Atom:
     """``TABLE[i]`` of a module list of numbers by a run-time ``i``: the numbers as an
     array, read at each call, and the item as Python reads the list (``list_item``: a
     Python number, weak, where the array's item is a float64 NumPy scalar)."""

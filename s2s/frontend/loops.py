@@ -19,6 +19,7 @@ from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dict_item_loops import unroll_dict_items
 from .dicts import assigned_names
+from .expressions import table_read
 from .fncontainers import containers
 from .fnlists import unroll_appending
 from .generator_reads import rest
@@ -89,6 +90,7 @@ class LoopLowerer:
         a fresh index), ``(target node, sequence)`` per item to index, enumerate's
         ``(i's node, start)``, and whether it walks backwards."""
         iterable = _view_of_copy(self.n, node.iter)
+        self.tables = False  # (set by _shortest)
         func = iterable.func if isinstance(iterable, cst.Call) else None
         resolved = _builtin(self.n, func)
         _check_widths(self.n, node.target, iterable, resolved)  # (Python's ValueError)
@@ -224,9 +226,8 @@ class LoopLowerer:
                 self.bind_dict_item(index, seq, *target)
                 continue
             if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
-                item = self.n.emit(self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
-                                 "getitem", (seq,), {"index": Index((Var(index),), False)},
-                                 target)
+                item = _item(self.n, self.tables, self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
+                                 seq, index, target)
                 self.n.stmts.bind_unpacked(target, item, target)
                 continue
             if not isinstance(target, cst.Name):
@@ -234,7 +235,7 @@ class LoopLowerer:
                                        "unpack inside the loop body")
             name = target.value
             ssa = self.n.names.fresh(name) if name in self.n.bound else name
-            self.n.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
+            _item(self.n, self.tables, ssa, seq, index, target)
             if isinstance(seq, Var) and seq.name in self.n.draws.params:
                 self.n.dicts.per_call_keys.add(ssa)  # (`for k in p`: a key, if p is a dict)
             self.n.bound.add(name)
@@ -448,6 +449,18 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
         n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
 
 
+def _item(n: Any, tables: bool, target: str, seq: Atom, index: str, node: Any) -> Atom:
+    """``seq[k]`` at the loop's counter; of a constant tuple of numbers in a loop whose
+    count is known only when the code runs (``zip(x, (1.0, 2.0))``: ``x``'s where it is
+    shorter; ``tables``), the table read Python's item is (a Python number:
+    expressions.table_read); a constant count's loop is unrolled, each item a constant."""
+    at = Index((Var(index),), False)
+    if tables and isinstance(seq, Const) and type(seq.value) in (tuple, list) and all(
+            type(v) in (int, float) for v in seq.value):
+        return table_read(n, node, seq, at, target)
+    return n.emit(target, "getitem", (seq,), {"index": at}, node)
+
+
 def _plain_zip(n: Any, call: Any) -> None:
     """Refuses a keyword of ``zip`` left by desugaring (strict_zip.py)."""
     for a in call.args:
@@ -487,8 +500,11 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
         defaulted = live_defaults(n.fn) if n.plan is None else {}
         per_call = [a for a in seqs if isinstance(a, Var) and a.name in n.arguments and type(
             defaulted.get(a.name)) in (tuple, list)]  # (its length per call: ir/unroll.py)
-        if not per_call:  # (a run-time sequence shorter than it is not checked)
-            return loops.length(seqs[min(known, key=known.__getitem__)], node)
+        if not per_call:  # (the run-time sequences cut at the constants' count)
+            per_call = [a for k, a in enumerate(seqs) if k not in known]
+            if not per_call:
+                return loops.length(seqs[min(known, key=known.__getitem__)], node)
+            loops.tables = True  # (the constants read at a run-time counter: _item)
         first, *others = per_call
         stops = [Const(count, repr(count))]
     for stop in [_made_length(n, seq) or loops.length(seq, node) for seq in others] + stops:

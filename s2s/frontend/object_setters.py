@@ -33,6 +33,7 @@ from .built_objects import (
     returned_dict,
     returned_keys,
 )
+from .expressions import in_place
 from .fnvalues import FnValue
 from .number_fields import number_fields
 from .objects import record_of_atom
@@ -99,6 +100,7 @@ def augmented_attribute(n: Any, node: cst.AugAssign, assign: Any) -> bool:
     op_node = getattr(cst, type(node.operator).__name__.replace("Assign", ""))()
     value = cst.BinaryOperation(left=target, operator=op_node, right=node.value)
     n.desugar.alias(value, node)
+    in_place(n, value)  # (a field's array keeps its dtype: NumPy writes into it)
     assign(target, value)
     if fresh and n.loops:  # (a later statement of the loop, or the next iteration's
         n.__dict__.setdefault("augmented_fields", []).append(  # write: checked last)

@@ -20,7 +20,7 @@ from .contexts import with_statement
 from .deletes import Deletes
 from .dict_appends import refuse_dict_item_append
 from .dicts import split_items
-from .expressions import is_list_method
+from .expressions import in_place, is_list_method
 from .fncontainers import bind_function
 from .fnlists import append_function
 from .held_dict_items import rebind_holders
@@ -199,6 +199,8 @@ class StmtLowerer:
                 left=node.target, operator=binop(), right=node.value
             )
             self.n.desugar.alias(value, node)
+            if isinstance(node.target, cst.Name) and not an_object:
+                in_place(self.n, value)  # (an array's dtype kept: expressions.py)
             self.assign(node.target, value)
             rebind_holders(self.n, node, held)  # (`a = d["k"]` before: Python's `a` too)
         elif isinstance(node, cst.Return):

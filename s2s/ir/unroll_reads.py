@@ -66,6 +66,7 @@ class StackedReads:
     def __init__(self, u: Any) -> None:
         self.u = u
         self.stacks: dict[str, tuple[str, ...]] = {}  # list name -> its stacks' names
+        self.columns: dict[str, tuple[str, ...]] = {}  # list name -> its stacks' lists
         self.loops: list[tuple[set[str], list[Let]]] = []  # (names bound, placed before)
 
     def enter(self, s: For) -> None:
@@ -88,7 +89,7 @@ class StackedReads:
         stacks = self.stacks.get(base.name)
         here: list[Let] = []
         if stacks is None:
-            made, stacks = self._stacks(s)
+            made, stacks, columns = self._stacks(s)
             made = [u.let(t) for t in made]
             outside = None
             for bound, placed in reversed(self.loops):
@@ -96,7 +97,7 @@ class StackedReads:
                     break
                 outside = placed
             (here if outside is None else outside).extend(made)
-            self.stacks[base.name] = stacks
+            self.stacks[base.name], self.columns[base.name] = stacks, columns
         if len(stacks) == 1 and not _positions(u.trees[base.name]):
             # (the row, then the item as Python reads the list: a Python number where
             # the item is one, weak as Python's: runtime.list_item)
@@ -104,16 +105,20 @@ class StackedReads:
                             s.params, s.loc))
             return here + [row], Let(s.target, "list_item", (
                 Var(row.target), base, s.params["index"].items[0]), {}, s.loc)
-        rows = []
+        rows, items = [], []
         plain = {**s.params, "index": Index(s.params["index"].items, False)}
-        for stacked in stacks:
-            rows.append(Let(u.names.fresh(f"{s.target}_item"), "getitem", (Var(stacked),),
-                            plain, s.loc))
-        here += [u.let(t) for t in rows]
-        return here, Let(s.target, "make_tuple", tuple(Var(t.target) for t in rows), {},
+        key = s.params["index"].items[0]
+        for stacked, column in zip(stacks, self.columns[base.name]):
+            row = Let(u.names.fresh(f"{s.target}_row"), "getitem", (Var(stacked),), plain,
+                      s.loc)
+            rows.append(row)  # (each position's item as Python reads it, as above)
+            items.append(Let(u.names.fresh(f"{s.target}_item"), "list_item", (
+                Var(row.target), Var(column), key), {}, s.loc))
+        here += [u.let(t) for t in rows + items]
+        return here, Let(s.target, "make_tuple", tuple(Var(t.target) for t in items), {},
                          s.loc)
 
-    def _stacks(self, s: Let) -> tuple[list[Let], tuple[str, ...]]:
+    def _stacks(self, s: Let) -> tuple[list[Let], tuple[str, ...], tuple[str, ...]]:
         u, base = self.u, s.args[0]
         kind = u.trees[base.name]
         out: list[Let] = []
@@ -131,14 +136,15 @@ class StackedReads:
                 out.append(Let(part, "getitem", (Var(item),), {"index": _at(p)}, s.loc))
                 column.append(part)
             columns.append(column)
-        stacks = []
+        stacks, lists = [], []
         for column in columns:
             listed = u.names.fresh(f"{base.name}_items")
             stacked = u.names.fresh(f"{base.name}_stacked")
             out.append(Let(listed, "make_list", tuple(Var(n) for n in column), {}, s.loc))
             out.append(Let(stacked, "stack", (Var(listed),), {}, s.loc))
             stacks.append(stacked)
-        return out, tuple(stacks)
+            lists.append(listed)
+        return out, tuple(stacks), tuple(lists)
 
 
 def _at(key: Any) -> Index:

@@ -130,6 +130,30 @@ def list_item_batch(b: Any, s: Let) -> str:
     """As it is: a batched item or index is an array, which the helper returns."""
     return args_text(s, [atom_text(a) for a in s.args])
 
+_defhelper("in_place", "(value, target)", diff=("value",),
+           note="`y += v` (any operator) of a name: value is y + v, cast to y's dtype "
+           "where y is an array of one or more axes (NumPy writes into it), as it is "
+           "where y is a number or a NumPy scalar; the identity for derivatives")
+
+
+@defvjp("in_place")
+def in_place_vjp(g, ans, value, target):
+    return g
+
+
+deflinear("in_place", "value")
+
+
+@batch_rule("in_place")
+def in_place_batch(b: Any, s: Let) -> str:
+    """As it is, but for a batched target of one number per example (a NumPy scalar,
+    rebound to the promoted value: the batch is no array the example writes into)."""
+    value, target = s.args
+    if b.batched(target) and b.rank(target) == 0:
+        return atom_text(value)
+    return args_text(s, [atom_text(a) for a in s.args])
+
+
 _defhelper("real_only", "(x, what)", diff=("x",), batch="broadcasting",
            note="x itself; complex values refused where a rule is written for real ones")
 

@@ -97,6 +97,9 @@ class _Convert:
         return out
 
     def let(self, s: Let) -> list[Stmt]:
+        if s.prim == "in_place" and isinstance(s.args[0], Var) and (
+                s.args[0].name in self.trees or s.args[0].name in self.literals):
+            s = Let(s.target, "identity", (s.args[0],), {}, s.loc)  # (`t += (v,)`: Python's)
         if any(isinstance(b, Var) and b.name in self.not_ints for b in s.args) and (
                 s.prim in ("identity", "getitem") or reads_arrays(s.prim)
                 and PRIMITIVES[s.prim].differentiable and s.prim != "astype"):

@@ -50,7 +50,7 @@ SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}  # (b's rank
 # runtime helpers that act elementwise (broadcasting their operands)
 ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
                        "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
-                       "special_logit", "special_xlogy", "special_xlog1py"}
+                       "special_logit", "special_xlogy", "special_xlog1py", "in_place"}
 
 
 def prim_family(prim: str) -> str | None:

@@ -77,10 +77,10 @@ EXPECTED_F32: dict[str, str] = {
     # `np.float_power` (always float64)
     "padded_attention": "dtype",
     "elementwise_zoo": "dtype",
-    # value_and_grad's value and jvp's float64 where NumPy's own function gives float32
-    # (`y = y * arg`, `arg` a Python float of a tuple-of-tuples default, unrolled): found
-    # by this probe, not fixed (like probe 10's schedule_step_state)
-    "early_return_named_stage": "dtype",
+    # (`early_return_named_stage`, `y = y * arg` with `arg` a Python float of a
+    # tuple-of-tuples default read at a loop's counter through a callee, gave jvp a
+    # float64 value: each position's stack read as an array; now each item as Python
+    # reads it, `list_item`, ir/unroll_reads.py: ok, tests/frontend/test_dtype17.py)
 }
 
 
