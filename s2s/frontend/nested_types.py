@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import libcst as cst
-
 from ..errors import TransformError
-from ..ir.nodes import Const, Var
+from ..ir.nodes import Const, Index, Var
 from .sequences import items_of
 from .typetests import type_tested
 
@@ -190,32 +188,24 @@ def recursion_depth(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> boo
 
 def rebuild(n: Any, name: str, detail: tuple, node: Any) -> None:
     """The planned callee's parameter ``name`` given a tuple or list of known
-    structure: bound again as the literal of its items read by index, each item's
-    type known (``leaf_atoms``), before the body (``funcs.prefix``)."""
-    def literal(read: Any, d: Any) -> Any:
-        if d is None or len(d) < 3 or d[1] not in (tuple, list):
-            return read
-        elements = [cst.Element(literal(cst.Subscript(read, [cst.SubscriptElement(
-            cst.Index(cst.Integer(str(k))))]), item)) for k, item in enumerate(d[2])]
-        if d[1] is tuple:
-            return cst.Tuple(elements) if elements else cst.Tuple([], lpar=[
-                cst.LeftParen()], rpar=[cst.RightParen()])
-        return cst.List(elements)
-
-    made = literal(cst.Name(name), detail)
-    n.desugar.alias_tree(made, node)
-    before = len(n.out)
-    n.stmts.assign(cst.Name(name), made)
-    n.funcs.prefix = [*n.funcs.prefix, *n.out[before:]]
+    structure: bound again as the literal of its items, each read once by index
+    (``t_1 = t[1]``), each item's type known (``leaf_atoms``), before the body
+    (``funcs.prefix``).  Not a list of its own: ``t.append(v)`` stays refused (it
+    would change the caller's list)."""
     n.leaf_atoms = getattr(n, "leaf_atoms", {})
+    before = len(n.out)
 
-    def mark(atom: Any, d: Any) -> None:
-        made = items_of(n, atom) if isinstance(atom, Var) else None
-        if d is None or made is None or len(d) < 3:
-            if isinstance(atom, Var) and d is not None:
+    def read(atom: Var, d: Any) -> Var:
+        if d is None or len(d) < 3 or d[1] not in (tuple, list):
+            if d is not None:
                 n.leaf_atoms[atom.name] = d
-            return
-        for a, item in zip(made[1], d[2]):
-            mark(a, item)
+            return atom
+        items = [read(n.emit(n.names.fresh(f"{atom.name}_{k}"), "getitem", (atom,), {
+            "index": Index((Const(k, repr(k)),), False)}, node), item)
+            for k, item in enumerate(d[2])]
+        prim = "make_tuple" if d[1] is tuple else "make_list"
+        return n.emit(n.names.fresh(name), prim, tuple(items), {}, node)
 
-    mark(Var(n.env[name]), detail)
+    made = read(Var(n.env[name]), detail)
+    n._bind(name, made.name)
+    n.funcs.prefix = [*n.funcs.prefix, *n.out[before:]]
