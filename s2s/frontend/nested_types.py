@@ -26,7 +26,7 @@ from .typetests import type_tested
 
 # how deep a function may call itself with a container's items (each call planned
 # for its own structure): deeper is refused, located
-MAX_DEPTH = 32
+MAX_DEPTH = 16
 
 # the primitives whose result is a container, or may be (read from one, a call's)
 _OPAQUE = frozenset({"make_tuple", "make_list", "make_dict", "getitem", "identity",
