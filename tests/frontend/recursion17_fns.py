@@ -57,3 +57,12 @@ def _deeper(t):
 
 def unbounded(x):
     return _deeper((x,))
+
+
+def loop_carried_tree(x):
+    t = x
+    s = 0.0
+    for k in range(3):
+        s = s + _tsum((t, x))
+        t = (t, x * 2.0)
+    return s

@@ -67,6 +67,16 @@ def test_a_recursion_whose_structure_grows_is_refused_located() -> None:
     assert "recursion17_fns.py" in text and "return _deeper((t,))" in text
 
 
+def test_a_tree_a_loop_changes_is_refused_at_the_users_test() -> None:
+    """Its structure changes at each iteration: not known when transforming, the test
+    of an item is refused at the user's line, quoted as written (no s2s name)."""
+    with pytest.raises(TransformError) as err:
+        s2s.grad(F.loop_carried_tree)(_x(1))
+    text = str(err.value)
+    assert "recursion17_fns.py" in text and "isinstance(u, tuple)" in text
+    assert "__s2s_" not in text
+
+
 def test_python_runs_the_same_values() -> None:
     """The forward value is Python's own (emitted code calls the user's functions)."""
     x = _x(4)
