@@ -21,17 +21,13 @@ from typing import Any
 
 from ..errors import TransformError
 from ..ir.nodes import Const, Index, Var
+from ..primitives import PRIMITIVES
 from .sequences import items_of
 from .typetests import type_tested
 
 # how deep a function may call itself with a container's items (each call planned
 # for its own structure): deeper is refused, located
 MAX_DEPTH = 16
-
-# the primitives whose result is a container, or may be (read from one, a call's)
-_OPAQUE = frozenset({"make_tuple", "make_list", "make_dict", "getitem", "identity",
-                     "call", "list", "zeros_list", "append", "pop", "extend", "insert",
-                     "setitem", "tuple", "dict", "concat_lists", "sorted"})
 
 
 class Leaf:
@@ -77,10 +73,51 @@ def known_type(n: Any, atom: Any, assumed: set | None = None, depth: int = 0) ->
             let.params):
         return ("type", dict)
     if let.prim == "call" and atom.name not in n.lets.joined:  # (a callee's result)
-        return getattr(let.params.get("callee"), "returns", None)
-    if let.prim in _OPAQUE or let.prim.startswith("make_"):
+        return _returned(n, let, assumed, depth)
+    return _array_result(n, let, assumed, depth)
+
+
+# the families of primitives whose result is an array (or a number) whatever their
+# operands (``np.sin`` of a list too), and those whose operands must be arrays for it
+# to be one (``a + b`` of two tuples joins them)
+_ARRAYS = frozenset({"elementwise", "reduction", "comparison", "piecewise-constant", "fft"})
+_OF_ARRAYS = frozenset({"binary"})
+_ARRAY_NAMES = frozenset({"matmul", "dot", "reshape", "broadcast_to", "concatenate",
+                          "stack", "asarray"})
+
+
+def _array_result(n: Any, let: Any, assumed: set | None, depth: int) -> Any:
+    """``("type", Leaf)`` where ``let``'s primitive makes an array (one result, of an
+    array family, a binary one of array operands); None otherwise (``x.shape`` is a
+    tuple, ``np.where(c)`` one too)."""
+    prim = PRIMITIVES.get(let.prim)
+    if prim is None or prim.results is not None or let.prim == "where":
         return None
+    if prim.family in _ARRAYS or let.prim in _ARRAY_NAMES:
+        return ("type", Leaf)
+    if prim.family not in _OF_ARRAYS:
+        return None
+    for a in let.args:
+        known = known_type(n, a, assumed, depth + 1)
+        if known is None or len(known) > 2 or issubclass(known[1], CONTAINERS):
+            return None
     return ("type", Leaf)
+
+
+def _returned(n: Any, let: Any, assumed: set | None, depth: int) -> Any:
+    """What a callee returns (``Function.returns``), where the parameters it took
+    for arrays to know it are given arrays here (else None)."""
+    callee = let.params.get("callee")
+    made = getattr(callee, "returns", None)
+    if made is None:
+        return None
+    detail, needs = made
+    given = dict(zip(getattr(callee, "params", ()), let.args))
+    for param, path in needs:
+        if path or param not in given or known_type(
+                n, given[param], assumed, depth + 1) != ("type", Leaf):
+            return None
+    return detail
 
 
 def typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
@@ -147,10 +184,11 @@ def tested_type(n: Any, name: str) -> Any:
 def structure_fields(n: Any) -> dict[str, Any]:
     """The IR's ``leaf_params`` and ``returns`` (``Function``) from the Normalizer
     ``n``, its body lowered."""
-    result = n.result_name
-    returned = known_type(n, Var(result)) if result in n.lets and (
+    result, needs = n.result_name, set()
+    returned = known_type(n, Var(result), needs) if result in n.lets and (
         result not in n.lets.joined) else None
-    return {"leaf_params": frozenset(vars(n).get("leaf_params", ())), "returns": returned}
+    return {"leaf_params": frozenset(vars(n).get("leaf_params", ())),
+            "returns": None if returned is None else (returned, frozenset(needs))}
 
 
 def decided(n: Any, cls: Any, kinds: Any, node: Any) -> bool:

@@ -210,7 +210,8 @@ class Function:
     # test by it (frontend/nested_types.py): a call passing a tuple there is refused
     leaf_params: frozenset = frozenset()
     # the structure of what it returns where known when transforming (a tuple of
-    # arrays it built: a caller given it decides `isinstance(u, tuple)` of its items)
+    # arrays it built: a caller given it decides `isinstance(u, tuple)` of its items),
+    # and the parameters it took for arrays to know it: (structure, {(param, path)})
     returns: Any = None
 
 

@@ -66,3 +66,8 @@ def loop_carried_tree(x):
         s = s + _tsum((t, x))
         t = (t, x * 2.0)
     return s
+
+
+def shape_is_a_tuple(x):
+    s = x.shape
+    return np.sum(x) * (2.0 if isinstance(s, tuple) else 3.0)

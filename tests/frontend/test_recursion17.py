@@ -77,6 +77,14 @@ def test_a_tree_a_loop_changes_is_refused_at_the_users_test() -> None:
     assert "__s2s_" not in text
 
 
+def test_a_primitive_returning_a_tuple_is_not_taken_for_an_array() -> None:
+    """``x.shape`` is a tuple: its test is refused (an array's would be False: a
+    wrong number), as an undecided test is."""
+    with pytest.raises(TransformError) as err:
+        s2s.grad(F.shape_is_a_tuple)(_x(1))
+    assert "isinstance(s, tuple)" in str(err.value)
+
+
 def test_python_runs_the_same_values() -> None:
     """The forward value is Python's own (emitted code calls the user's functions)."""
     x = _x(4)
