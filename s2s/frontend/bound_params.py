@@ -22,6 +22,7 @@ import numpy as np
 from ..ir.nodes import Const, Let, Var
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
+from .nested_types import CONTAINERS, Leaf, decided, rebuild, tested_type
 from .passed_structure import compared_items, int_key_names
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
@@ -35,6 +36,8 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
     for kind, name, detail in n.plan.entries if n.plan is not None else ():
         if kind in ("arg", "default") and detail is not None:  # (a callee's parameter
             n.arg_types = {**getattr(n, "arg_types", {}), name: detail[1]}  # typed)
+        if kind == "arg" and detail is not None and len(detail) > 2:  # (a nested tuple
+            rebuild(n, name, detail, node)  # or list: its items by index)
     for name, value in (bound or {}).items():
         if name not in n.env:
             continue
@@ -243,7 +246,10 @@ def type_test(n: Any, node: Any) -> Any:
         if cls is None or compare is None:
             return NOVALUE
         other = n.comps.static.static_value(comp.comparator)
-        return NOVALUE if other is NOVALUE else bool(compare(cls, other))
+        if other is NOVALUE or cls is Leaf and not all(isinstance(k, type) and issubclass(
+                k, CONTAINERS) for k in (other if isinstance(other, tuple) else (other,))):
+            return NOVALUE  # (an array's exact type is not known: only not a container)
+        return bool(compare(cls, other))
     cls = _tested_type(n, node, "isinstance", 2)
     if cls is None:
         return NOVALUE
@@ -253,7 +259,7 @@ def type_test(n: Any, node: Any) -> Any:
                             "known when s2s transforms the function",
                             "name the types: `isinstance(x, (int, float))`")
     try:
-        return issubclass(cls, kinds)
+        return decided(n, cls, kinds, node)
     except TypeError as exc:
         raise n.unsupported(node, f"`isinstance` raises TypeError: {exc}",
                             "pass a type or a tuple of types") from None
@@ -269,10 +275,12 @@ def _tested_type(n: Any, node: Any, builtin: str, nargs: int) -> type | None:
         return None
     name = node.args[0].value.value
     known = getattr(n, "arg_types", None) or {}
-    if name not in known or n.env.get(name) != name or builtin in n.local_names or (
+    if builtin in n.local_names or (
             n.comps.static.builtin(node.func) is not getattr(builtins, builtin)):
         return None
-    return known[name]
+    if n.env.get(name) != name:  # (an item of a nested literal: nested_types.py)
+        return tested_type(n, name)
+    return known.get(name)
 
 
 def held_method_call(n: Any, node: cst.Call, target: str | None) -> Any:

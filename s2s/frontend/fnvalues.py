@@ -209,6 +209,9 @@ class Plan:
                 for kind, pname, detail in self.entries if kind == "items"}
         if held:  # (its `cfg` holds functions: bound when emitted code is read again)
             setattr(made, BOUND, held)
+        made.__s2s_structured__ = frozenset(  # type: ignore[attr-defined]
+            pname for kind, pname, detail in self.entries
+            if kind == "arg" and detail is not None and len(detail) > 2)  # (typetests.py)
         return made
 
 

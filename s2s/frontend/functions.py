@@ -46,6 +46,7 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read, nested_locals
+from .nested_types import typed
 from .object_fields import method_value, plain_callee
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
@@ -367,7 +368,8 @@ class FunctionLowerer:
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and plain_callee(obj) and _plain(  # (a classmethod too)
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
-        if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs):
+        if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs,
+                                                                node):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
@@ -579,7 +581,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("fn", pname, template))
             _pass_roots(n, plan, template, node)
         elif not given:
-            plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
+            plan.entries.append(("default", pname, typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnItems):  # (`cfg` holding functions: held_items.py)
             plan.entries.append(("items", pname, value))
@@ -605,7 +607,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("frozen", pname, (frozen[0].value, len(frozen) - 1)))
             atoms += frozen[1:]
         else:
-            plan.entries.append(("arg", pname, _typed(n, fn, pname, value)))
+            plan.entries.append(("arg", pname, typed(n, fn, pname, value)))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
     if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
@@ -741,24 +743,6 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
         else:
             positional.append(value)
     return positional, keywords
-
-
-def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
-    """``("type", cls)`` for a parameter the callee tests the type of
-    (``typetests.py``), where the call's value has a type known now: a constant's, a
-    tuple's, list's or dict's the caller built; else None (its test refused, located)."""
-    if pname not in type_tested(fn):
-        return None
-    if not isinstance(value, (Var, Const)):
-        return ("type", type(value))  # (a default's value)
-    if isinstance(value, Const):
-        return ("type", type(value.value))
-    let = n.lets.get(value.name) if isinstance(value, Var) else None
-    made = {"make_tuple": tuple, "make_list": list, "make_dict": dict}.get(
-        getattr(let, "prim", None))
-    return None if made is None else ("type", made)
-
-
 
 
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:

@@ -22,19 +22,7 @@ from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
 from ..ir.names import NameTable, readable, stem
-from ..ir.nodes import (
-    Atom,
-    Break,
-    Const,
-    For,
-    Function,
-    If,
-    Index,
-    Let,
-    Return,
-    Stmt,
-    Var,
-)
+from ..ir.nodes import Atom, Break, Const, For, Function, If, Index, Let, Return, Stmt, Var
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
@@ -58,6 +46,7 @@ from .inner_transforms import cast_gradients, watched
 from .iterations import desugared_body
 from .loops import LoopLowerer, bound_before_loop
 from .lowered_checks import as_written, check_lowered, refuse_passed
+from .nested_types import structure_fields
 from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
 from .param_writes import checked as _checked
 from .pyvalues import PythonValues
@@ -254,7 +243,7 @@ class Normalizer:
         self.producers: dict[str, str] = {}  # name -> the primitive that computed it
         self.resolver = Resolver(fn, parsed)
         self.names = NameTable(
-            set(code.co_varnames) | set(code.co_cellvars) | set(code.co_names)
+            set(code.co_varnames) | set(code.co_cellvars) | _names_in(code)
             | set(code.co_freevars) | RESERVED
         )
         self.bound: set[str] = set()  # user names bound at least once
@@ -332,7 +321,7 @@ class Normalizer:
                     "returns a coroutine, not a value", "use a plain `def`",
                 )
             result_name = self.fn.__name__
-            if result_name in self.fn.__code__.co_names or result_name in self.local_names \
+            if result_name in _names_in(self.fn.__code__) or result_name in self.local_names \
                     or hasattr(self.fn, "__s2s_adapts__"):  # (an adapter calls its name)
                 result_name = "out"
             body_nodes = desugared_body(self, list(node.body.body))  # (np.vectorize...)
@@ -375,6 +364,7 @@ class Normalizer:
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
             param_writes=dict(vars(self).get("param_writes", {})),
+            **structure_fields(self),  # (parameters taken for arrays, what it returns)
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
         return ir
@@ -581,7 +571,6 @@ class Normalizer:
         return self.emit(self.exprs.target(target, base), "call", tuple(positional),
                          {"callee": callee, "spelling": name}, node)
 
-
     def user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
                    custom: Any = None, passed: tuple | None = None):
         recursive = unwrap_forwarding(obj) in self.stack
@@ -676,6 +665,13 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     n.resolver.namespace[name] = wrapper
     n.names.taken.add(name)
     return name
+
+
+def _names_in(code: Any) -> set[str]:
+    """The global names ``code`` reads, in its comprehensions and lambdas too (a call
+    of the function in `sum(f(t) for t in ts)` names it there only)."""
+    return set(code.co_names).union(*(_names_in(c) for c in code.co_consts
+                                       if isinstance(c, types.CodeType)))
 
 
 class Bindings(dict):

@@ -16,7 +16,9 @@ from typing import Any, Callable
 import libcst as cst
 
 from .fnvalues import FnSeq, FnValue
+from .nested_types import recursion_depth
 from .synthesize import PARTIAL
+from .typetests import type_tested
 
 
 def passing_captured(node: cst.FunctionDef, captured: list[str]) -> cst.FunctionDef:
@@ -116,9 +118,14 @@ def planning(fn: Any, key: Any, plan: Any, run: Callable[[], Any],
         table.pop(key, None)
 
 
-def given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                    node: Any) -> bool:
     """A recursive call (``fn`` is being normalized) given function values: planned,
     its plan's IR the one being built (``planning``), up to a depth where the
-    functions it passes keep changing (then refused, as it was)."""
+    functions it passes keep changing (then refused, as it was); or given a tuple or
+    list whose structure is known, to a parameter whose type it tests: planned for
+    that structure (``nested_types.py``), so the recursion ends with it."""
     given = any(isinstance(v, (FnValue, FnSeq)) for v in (*args, *kwargs.values()))
-    return given and n.stack.count(fn) < 8
+    if given and n.stack.count(fn) < 8:
+        return True
+    return bool(type_tested(fn)) and recursion_depth(n, fn, args, kwargs, node)

@@ -206,6 +206,13 @@ class Function:
     # parameters whose array the function may write into (`y += v`): name -> the error a
     # call raises where the caller reads that array afterwards (frontend/param_writes.py)
     param_writes: dict[str, Any] = field(default_factory=dict)
+    # parameters the code takes for arrays (not containers) where it decides a type
+    # test by it (frontend/nested_types.py): a call passing a tuple there is refused
+    leaf_params: frozenset = frozenset()
+    # the structure of what it returns where known when transforming (a tuple of
+    # arrays it built: a caller given it decides `isinstance(u, tuple)` of its items),
+    # and the parameters it took for arrays to know it: (structure, {(param, path)})
+    returns: Any = None
 
 
 def walk(stmts: list[Stmt]):

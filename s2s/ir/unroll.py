@@ -49,6 +49,13 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    taken = sorted(p for p, path in fn.leaf_params if _not_leaf(fn, arg_kinds, p, path))
+    if taken:  # (frontend/nested_types.py)
+        raise UnsupportedSyntaxError(
+            f"`{fn.name}` is given a container for `{taken[0]}` here where its code takes "
+            "an array (it decided a type test, `isinstance(v, tuple)` of an item built "
+            "from it, when s2s transformed it)", fn.loc,
+            f"pass an array for `{taken[0]}` (or the structure its first call passed)")
     # a parameter left at a dict default (`weights={"a": 1.0}`, its kind a leaf: the
     # call passed nothing) has the default's keys: `for k, v in weights.items()` unrolls
     # over them (else it indexed the dict by the loop's counter: KeyError)
@@ -86,6 +93,21 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     if not u.changed and sliced == body:
         return fn
     return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
+
+
+def _not_leaf(fn: Function, arg_kinds: tuple, param: str, path: tuple) -> bool:
+    """Is ``param[i][j]`` (``path``) not an array in a call of ``arg_kinds``?"""
+    if param not in fn.params[:len(arg_kinds)]:
+        return True
+    kind = arg_kinds[fn.params.index(param)]
+    for k in path:
+        if isinstance(kind, Leaf):
+            return False  # (an item of an array: an array)
+        if not (isinstance(kind, Tree) and kind.type in (tuple, list) and (
+                -len(kind.children) <= k < len(kind.children))):
+            return True
+        kind = kind.children[k]
+    return not isinstance(kind, Leaf)
 
 
 @dataclass(frozen=True)

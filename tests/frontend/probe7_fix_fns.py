@@ -112,6 +112,14 @@ def recursive_leaves(x):
     return _leaf_sum([x[:2], [x[2:4], [x[4:]]]])
 
 
+def grown_leaves(x):
+    """The list grown in a loop: its items' types are not known when transforming."""
+    parts = []
+    for k in range(2):
+        parts.append(x[k:])
+    return _leaf_sum(parts)
+
+
 def vectorize_called_in_a_lambda(x):
     """``f`` called inside a lambda, where the pass does not rewrite: refused as
     before (the ``f = np.vectorize(...)`` kept), never a NameError."""

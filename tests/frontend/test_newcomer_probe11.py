@@ -39,9 +39,9 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # `tree = (x, (...))` mapped by a recursive `_tmap(f, t)` given a lambda: "`f` is a
-    # function here, used as a value" (a function passed on to a recursive call)
-    "recursive_tuple_map": "refused",
+    # (recursive_tuple_map: ok since recursion17, each recursive `_tmap(f, u)` planned
+    # for its item's structure, `isinstance(u, tuple)` decided by it (nested_types.py);
+    # it was refused: "`f` is a function here, used as a value")
     # `Params(*[2.0 * v for v in p[:2]])`: "`*` here spreads a value whose length s2s
     # does not know" (the comprehension over the NamedTuple's slice is lowered as a list
     # grown in a loop; `Params(*p[:2])` and `[... for v in p[:2]]` run since this probe)

@@ -35,12 +35,10 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
-    # `if isinstance(tree, list): return sum(recursive_sum(t) for t in tree)` over a
-    # nested list: "`isinstance(tree, list)` tests a Python type, which s2s decides ...
-    # only for a parameter, from the value the call passes", located (before: "`list`
-    # is a type, used here as a value"; the recursion over the nested list's items,
-    # each of its own type, is not unrolled when s2s generates the code)
-    "recursive_nested_list": "refused",
+    # (recursive_nested_list: ok since recursion17, each `recursive_sum(t)` planned for
+    # its item's structure, the recursion ending with the nested list's (nested_types.py);
+    # it was refused: "`isinstance(tree, list)` tests a Python type, which s2s decides
+    # ... only for a parameter, from the value the call passes")
     # (nonlocal_counter: ok since fnvalues15, the closure `make_counter_loss()` makes
     # in the call keeps its cell `calls` as a local of the function, threaded through
     # each call (s2s/frontend/closure_cells.py); it was refused at the `nonlocal` ("s2s

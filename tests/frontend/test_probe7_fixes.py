@@ -217,12 +217,15 @@ def test_vectorized_functions_against_jax(name, points, dtype) -> None:
 
 
 def test_an_undecided_isinstance_names_the_test_not_the_type() -> None:
-    """``isinstance(tree, list)`` of a callee's parameter given an array (probe 7's
-    recursive_nested_list, still refused) said "`list` is a type, used here as a value"
-    (hint: "call it"); now the message names the test and what s2s decides."""
+    """``isinstance(tree, list)`` of a callee's parameter given a list grown in a loop
+    said "`list` is a type, used here as a value" (hint: "call it"); now the message
+    names the test and what s2s decides.  (Given a nested list literal, probe 7's
+    recursive_nested_list, it runs since recursion17: tests/frontend/
+    test_recursion17.py.)"""
     x = np.array([0.3, -0.7, 0.45, 1.2, 0.1])
+    np.testing.assert_allclose(s2s.grad(F.recursive_leaves)(x), 2 * x)
     with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(F.recursive_leaves)(x)
+        s2s.grad(F.grown_leaves)(x)
     message = str(info.value)
     assert "`isinstance(tree, list)` tests a Python type" in message, message
     assert "probe7_fix_fns.py" in message and "used here as a value" not in message
