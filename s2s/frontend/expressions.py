@@ -39,7 +39,6 @@ from .objects import (
     iterated_args,
     object_call,
     record_of_atom,
-    replace_call,
     threaded_call,
 )
 from .odes import lower_ode, solver_of
@@ -47,6 +46,7 @@ from .piecewise import lower_piecewise
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
 from .reduces import lower_accumulate, lower_reduce
+from .replaced import replace_call, replaced_call
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .shape_strings import shape_builtin
@@ -459,7 +459,8 @@ class ExprLowerer:
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
-        if (made := object_call(self.n, node, target) or typed_method_call(
+        if (made := replaced_call(self.n, node, target) or object_call(  # (`p._replace`)
+                self.n, node, target) or typed_method_call(
                 self.n, node, target) or held_method_call(self.n, node, target)) is not None:
             return made  # `self.other(x)`, `p.apply(x)`, `l(h)` of `for l in net.layers`
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import dataclasses
 import inspect
 import sys
 import types
@@ -415,29 +414,6 @@ def class_attribute(n: Any, node: cst.Attribute, atom: Any = None) -> Any:
                             "a global, or set it in `__init__`")
     n.resolver.bind_namespace(cls.__name__, node)
     return Const(getattr(cls, attr), f"{cls.__name__}.{attr}")
-
-
-def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
-    """``dataclasses.replace(c, lr=v)`` of a dataclass object the function built: its
-    constructor called again (``__post_init__`` too, as Python does) with the fields
-    given and the others read from ``c``."""
-    args = list(node.args)
-    first = args[0].value if args and not args[0].keyword and not args[0].star else None
-    made = record_of(n, first.value) if isinstance(first, cst.Name) else None
-    if made is None or not dataclasses.is_dataclass(made.cls) or any(
-            a.star or a.keyword is None for a in args[1:]):
-        raise n.unsupported(node, "`dataclasses.replace` is supported here on a "
-                            "dataclass object this function built, its new fields "
-                            "given by keyword", "build the object in the function, then "
-                            "`dataclasses.replace(obj, field=value)`")
-    base = n.exprs.expr(first)
-    kwargs = {a.keyword.value: n.exprs.expr(a.value) for a in args[1:]}
-    for f in dataclasses.fields(made.cls):
-        if f.init and f.name not in kwargs:
-            index = Index((Const(f.name, repr(f.name)),), False, attribute=True)
-            kwargs[f.name] = n.emit(n.exprs.target(None, f.name), "getitem", (base,),
-                                    {"index": index}, node)
-    return computed_call(n, made, node, made.cls.__name__, target, ([], kwargs))
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
