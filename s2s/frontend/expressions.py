@@ -28,7 +28,7 @@ from .bound_params import held_method_call, property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
-from .generator_reads import next_item, spent_generator
+from .generator_reads import next_item, read_once_as_made, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
@@ -542,7 +542,8 @@ class ExprLowerer:
         return self.n.comps.comprehension(node, target)
 
     def expr_GeneratorExp(self, node: cst.GeneratorExp, target: str | None) -> Atom:
-        return self.n.comps.comprehension(node, target)
+        read_once_as_made(self.n, node, "generator", "the generator expression")
+        return self.n.comps.comprehension(node, target)  # (its items: read once, checked)
 
     def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
         return self.n.comps.comprehension(node, target)
@@ -626,6 +627,17 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     Normalizer ``n``; None for any other call."""
     if folds(obj, node):
         return folded(n, obj, text, node, target)
+    if obj is builtins.reversed and len(node.args) == 1 and _iterator(n, node.args[0].value):
+        raise n.unsupported(node, "reversed() of an iterator (a generator, zip, map, "
+                            "enumerate, ...): it is not reversible (Python's TypeError)",
+                            "reverse a list of its items: `reversed(list(...))`")
+    if obj is builtins.reversed and len(node.args) == 1 and not (
+            node.args[0].keyword or node.args[0].star) and read_once_as_made(
+                n, node, "reversed", "Python's iterator `reversed(...)`"):
+        flipped = cst.Subscript(node.args[0].value, [cst.SubscriptElement(  # (its items,
+            cst.Slice(None, None, cst.UnaryOperation(cst.Minus(), cst.Integer("1"))))])
+        n.desugar.alias_tree(flipped, node)  # last first: read once, as Python's)
+        return n.exprs.expr(flipped, target)
     if (made := shape_builtin(n, obj, node, target)) is not None:
         return made  # (`str(x.shape)`: made where the code runs, shape_strings.py)
     if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its
@@ -673,6 +685,19 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
                 return made
         return n.calls.python_expression(node, target, text)
     return None
+
+
+def _iterator(n: Any, node: Any) -> bool:
+    """Is ``node`` a generator expression or a call of an iterator built-in?"""
+    if isinstance(node, cst.GeneratorExp):
+        return True
+    if not isinstance(node, cst.Call) or root_name(node.func) in n.local_names:
+        return False
+    try:
+        obj, _ = n.resolver.resolve_dotted(node.func)
+    except TransformError:
+        return False
+    return obj in (zip, map, filter, enumerate, reversed, iter)
 
 
 def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:

@@ -42,13 +42,6 @@ EXPECTED: dict[str, str] = {
     # `tree = (x, (...))` mapped by a recursive `_tmap(f, t)` given a lambda: "`f` is a
     # function here, used as a value" (a function passed on to a recursive call)
     "recursive_tuple_map": "refused",
-    # `Params(*[2.0 * v for v in p[:2]])`: "`*` here spreads a value whose length s2s
-    # does not know" (the comprehension over the NamedTuple's slice is lowered as a list
-    # grown in a loop; `Params(*p[:2])` and `[... for v in p[:2]]` run since this probe)
-    "namedtuple_replace_step": "refused",
-    # `dataclasses.replace(cfg, lr=...)` of a dataclass argument (a default): "supported
-    # here on a dataclass object this function built"
-    "dataclass_replace_cfg": "refused",
     # `history["loss"].append(loss)` into a dict of lists: "an expression statement is
     # evaluated only for its side effect"
     "history_dict_lists": "refused",
@@ -84,12 +77,6 @@ EXPECTED: dict[str, str] = {
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
-    # `Poly(reversed(p.coefs))`: "reversed() is supported only in a loop header, over
-    # range(...)".  This probe made `reversed(s)` the sequence `s[::-1]`; the lead's
-    # merge took it out again: Python's reversed is an iterator, spent by its first loop
-    # (`r = reversed(xs)` walked twice: a gradient of cos x + 10 where the function's is
-    # cos x, test_probe11_fixes.py)
-    "callable_poly_class": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
