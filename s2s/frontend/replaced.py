@@ -17,6 +17,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Const, Index, Var
+from . import objects
 from .built_objects import field_key
 from .objects import computed_call, record_of_atom, typed_param
 
@@ -101,7 +102,7 @@ def _object_of(n: Any, atom: Any, depth: int = 0) -> Any:
     index (``for c in (cfg, fine)``); else None."""
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
     if let is None and isinstance(atom, Var):
-        return typed_param(n, atom.name) if atom.name in n.env.values() else None
+        return typed_param(n, atom.name) or _left_default(n, atom.name)
     if let is not None and let.prim == "identity" and depth < 8:
         return _object_of(n, let.args[0], depth + 1)
     made = record_of_atom(n, atom)
@@ -114,6 +115,15 @@ def _object_of(n: Any, atom: Any, depth: int = 0) -> Any:
     first = items[0]
     return first if all(m is not None and m.cls is first.cls and tuple(m.keys) == tuple(
         first.keys) for m in items) else None
+
+
+def _left_default(n: Any, name: str) -> Any:
+    """The ``Built`` of a callee's parameter given (or left at) a default object of a
+    dataclass or NamedTuple class (the plan's type of it: ``functions._typed``)."""
+    cls = (getattr(n, "arg_types", None) or {}).get(name)
+    made = objects.BUILT(cls) if objects.BUILT is not None and cls is not None and (
+        n.env.get(name) == name) else None
+    return made if hasattr(made, "make") else None
 
 
 def _keywords(n: Any, node: cst.Call, what: str) -> dict[str, Any]:
