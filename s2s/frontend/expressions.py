@@ -500,8 +500,8 @@ class ExprLowerer:
                                         right=node.args[1].value)
             self.n.desugar.alias(power, node)
             return self.expr_BinaryOperation(power, target)
-        if obj is builtins.sum:
-            return self.n.calls.builtin_sum(node, target)
+        if obj is builtins.sum:  # (`sum(c.out)` of an object's list: its loop)
+            return field_sum(self.n, node, target) or self.n.calls.builtin_sum(node, target)
         transformed = transform_kind(obj)
         if transformed is not None:
             return self.n.transform_call(transformed, obj, text, node, target)
@@ -723,3 +723,31 @@ def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> A
         return n.emit(target, "getitem", (array,), {"index": index}, node)
     read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
     return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)
+
+
+def field_sum(n: Any, node: cst.Call, target: str | None) -> Atom | None:
+    """``sum(c.out)``, ``sum(c.out, start)`` of a field of a local object (a list a
+    method or the constructor built): ``sum(v for v in c.out)``, the loop over its items
+    that ``for v in c.out`` is; None for any other ``sum``."""
+    args = list(node.args)
+    first = args[0].value if args and args[0].keyword is None and not args[0].star else None
+    start = args[1] if len(args) == 2 and (
+        args[1].keyword is None or args[1].keyword.value == "start") else None
+    if first is None or len(args) > 1 and start is None or not _field_read(n, first) or (
+            n.comps.items_of(first) is not None):
+        return None
+    item = cst.Name(n.comps.loop_name("value"))
+    generator = cst.GeneratorExp(item, cst.CompFor(item, first))
+    n.desugar.alias_tree(generator, first)
+    return n.comps.sum(generator, start.value if start else None, node, target)
+
+
+def _field_read(n: Any, node: Any) -> bool:
+    """``c.out``, ``self.layers``: a field of a local object (not an array's attribute,
+    ``x.T``, ``x.shape``), whose items a loop walks."""
+    if not isinstance(node, cst.Attribute) or hasattr(np.ndarray, node.attr.value):
+        return False
+    root = node.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and root.value in n.local_names

@@ -426,9 +426,8 @@ class _Unroller:
                 s.prim == "make_list" and s.target in self.rebound):  # `[(W1, b1), ...]`
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
-            self.trees[s.target] = Tree(kind, keys, tuple(  # (a NamedTuple's: by position)
-                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args),
-                bool(getattr(s.params.get("built"), "positional", False)))
+            self.trees[s.target] = Tree(kind, keys, tuple(self.trees.get(b.name, LEAF) if isinstance(
+                b, Var) else LEAF for b in s.args), _positional(s))  # (a NamedTuple's)
         elif s.prim == "make_list" and not keyed_per_call(s):
             self.held[s.target] = Tree(list, tuple(range(len(s.args))), tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
@@ -574,6 +573,11 @@ class _Unroller:
                 exit_ = m.get(x, Var(x))
                 now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
         return out, {e: a for e, a in now.items() if a != Var(e)}
+
+def _positional(s: Let) -> bool:
+    """Is ``s`` a NamedTuple's dict of fields (read by position too, iterated by value)?"""
+    return bool(getattr(s.params.get("built"), "positional", False))
+
 
 def _drop_unused(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
     """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
