@@ -218,6 +218,27 @@ def _same_class(items: list) -> Any:
     return first
 
 
+def with_nested(n: Any, made: Any, values: list) -> Any:
+    """``made`` for a plain class's object whose constructor is given NamedTuples the
+    function built (``Holder(P(w, b))``): a copy knowing those fields' classes (its
+    methods' ``self.p._replace(...)``; the object made again holds a ``P``)."""
+    if not made.plain:
+        return made
+    nested = {k: b for k, v in zip(made.keys, values) if (b := _built_named_tuple(n, v))}
+    if not nested:
+        return made
+    made = copy.copy(made)
+    made.fields = {**getattr(made, "fields", {}), **nested}
+    return made
+
+
+def _built_named_tuple(n: Any, atom: Any) -> Any:
+    """The ``Built`` of a NamedTuple the function built that ``atom`` names, or None."""
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" else None
+    return made if getattr(made, "positional", False) else None
+
+
 def _built_in(lets: dict, atom: Any) -> Any:
     let = lets.get(atom.name) if isinstance(atom, Var) else None
     made = let.params.get("built") if let is not None and let.prim == "make_dict" else None
@@ -548,8 +569,10 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         elif let is not None and let.prim == "call":  # (made by a factory, a helper)
             made = returned_record(let.params.get("callee"))
         if let is None and isinstance(atom, Var) and atom.name in callee.params:
-            made = record_of_atom(n, call.args[callee.params.index(atom.name)])
-        if made is not None and (getattr(made, "record", False) or made.plain):
+            given = call.args[callee.params.index(atom.name)]
+            made = record_of_atom(n, given) or _built_named_tuple(n, given)
+        if made is not None and (getattr(made, "record", False) or made.plain or getattr(
+                made, "positional", False)):  # (a NamedTuple: `self.p._replace(...)`)
             out[key] = made
     return out
 
