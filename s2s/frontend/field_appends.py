@@ -5,7 +5,9 @@ appended to: ``number_fields.fresh_lists``), and the function reads it only wher
 read copies or walks it (``a.out[i]``, ``sum(a.out)``, ``len(a.out)``, ``for v in
 a.out``) and appends to it only so: no other name can hold that list, so the append
 is Python's ``a.out = a.out + [v]`` exactly, a field write ``object_setters.py``
-lowers.  Any other use keeps the refusal of an expression statement.
+lowers.  Not in a loop (the object a loop carries does not say its field is a list, so
+a later ``+`` would be NumPy's).  Any other use keeps the refusal of an expression
+statement.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def field_append(n: Any, node: cst.Expr, assign: Any) -> bool:
         return False
     base, attr = field.value.value, field.attr.value
     made = record_of(n, base) if base in n.env else None
-    if made is None or attr not in _fresh(made.cls) or not _only_read(n.p.node, base, attr):
+    if made is None or attr not in fresh_fields(made.cls) or not _only_read(n.p.node, base, attr):
         return False
     grown = cst.BinaryOperation(field, cst.Add(), cst.List([cst.Element(call.args[0].value)]))
     n.desugar.alias_tree(grown, node)
@@ -46,7 +48,7 @@ def field_append(n: Any, node: cst.Expr, assign: Any) -> bool:
     return True
 
 
-def _fresh(cls: type) -> frozenset[str]:
+def fresh_fields(cls: type) -> frozenset[str]:
     """The list fields ``cls.__init__`` makes fresh (``number_fields.fresh_lists``)."""
     init = inspect.getattr_static(cls, "__init__", None)
     if not isinstance(init, types.FunctionType) or is_library(init):
@@ -77,7 +79,9 @@ def _only_read(defined: Any, base: str, attr: str) -> bool:
                 ok[0] = ok[0] and isinstance(parent, cst.AssignTarget)
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and (
                     node.value.value == base and node.attr.value == attr):
-                ok[0] = ok[0] and _allowed(self.stack)
+                ok[0] = ok[0] and _allowed(self.stack) and not (  # (appended in a loop:
+                    _appended(self.stack) and any(isinstance(  # its length per call)
+                        s, (cst.For, cst.While, cst.CompFor)) for s in self.stack))
             self.stack.append(node)
             return True
 
@@ -86,6 +90,11 @@ def _only_read(defined: Any, base: str, attr: str) -> bool:
 
     defined.visit(Uses())
     return ok[0]
+
+
+def _appended(stack: list) -> bool:
+    parent = stack[-1] if stack else None
+    return isinstance(parent, cst.Attribute) and parent.attr.value == "append"
 
 
 def _allowed(stack: list) -> bool:

@@ -221,9 +221,29 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                 left, as_array(n, right, node)]  # (product, of an array)
             return n.emit(n.exprs.target(target, "product"), "multiply", tuple(operands),
                           {}, node)
+    if prim == "add" and b is not None and b[0] is list and _list_field(n, left):
+        raise TransformError(  # (it was NumPy's `+` of the two: a wrong gradient)
+            "`+` of an object's list field (its constructor makes it a list) that a loop "
+            "changed, and a list: s2s does not know the field's items here", n.loc(node),
+            "keep the items in a local list (`out = []` ... `out.append(v)`)", n.display)
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
+
+
+def _list_field(n: Any, atom: Atom) -> bool:
+    """Is ``atom`` the read of a field its object's constructor made a list (``c.out`` of
+    ``self.out = []``)?"""
+    from .field_appends import fresh_fields  # (objects.py imports this module's users)
+    from .objects import record_of_atom
+
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    index = let.params.get("index") if let is not None and let.prim == "getitem" else None
+    items = getattr(index, "items", ())
+    if len(items) != 1 or not isinstance(items[0], Const):
+        return False
+    made = record_of_atom(n, let.args[0])
+    return made is not None and items[0].value in fresh_fields(made.cls)
 
 
 def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None,

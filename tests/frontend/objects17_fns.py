@@ -102,6 +102,41 @@ def sum_of_a_list_field(x):
     return np.sum(sum(c.out) * x) + np.sum(sum(c.out, x))
 
 
+class Coll:
+    def __init__(self):
+        self.out = []
+
+
+def concatenated_into_a_field(x):
+    c = Coll()
+    c.out = c.out + [np.sin(x)]
+    c.out = c.out + [x * x]
+    return np.sum(c.out[0] * c.out[1]) + np.sum(c.out[1])
+
+
+def appended_into_a_field(x):
+    a = Coll()
+    a.out.append(np.sin(x))
+    a.out.append(np.cos(2.0 * x))
+    a.out.append(x * x)
+    return np.sum(a.out[0] * a.out[1]) + np.sum(a.out[2]) * len(a.out)
+
+
+def appended_in_a_loop(x):
+    a = Coll()
+    for v in (x, 2.0 * x):
+        a.out.append(np.sin(v))
+    return np.sum(a.out[0] * a.out[1])
+
+
+def concatenated_after_a_loop(x):
+    a = Coll()
+    for v in (x, 2.0 * x):
+        a.out = a.out + [np.sin(v)]
+    a.out = a.out + [x * x]
+    return np.sum(a.out[2])
+
+
 # ---- refused, located (Python's meaning is not what s2s would compute) ---------------------
 
 

@@ -6,9 +6,10 @@ TypeError from emitted code), ``Params(*[f(v) for v in p[:2]])``, ``p._replace(.
 Python's meaning: a generator expression bound to a name and read twice (a WRONG
 gradient before: ``r = (np.sin(v) for v in x); sum(r) + sum(r)`` gave twice
 ``cos(x)``, where Python's second sum is 0), ``reversed`` read twice, an object rebound
-by its method in a differentiated loop.
+by its method in a differentiated loop.  And ``a.out.append(v)`` into a list field,
+and ``c.out = c.out + [v]`` (a WRONG gradient before: NumPy's ``+``).
 
-The default tier checks the wrong gradient's refusal and two of the forms against
+The default tier checks the wrong gradients (refused; fixed) and two of the forms against
 central differences; the slow tier runs every form against central differences at
 calls 1, 3 and 10, and through grad, value_and_grad, jvp, vmap of grad, hessian, jit
 of grad on NumPy and on JAX, float64 and float32, against JAX on the same source."""
@@ -26,7 +27,8 @@ import s2s
 X4 = np.array([0.3, -0.7, 0.45, 1.2])
 P = F.Params(np.array([0.4, -0.2]), np.array([1.1, 0.3]), 1.5)
 RUNS = ("named_tuple_walked", "spread_then_replace", "replace_default",
-        "reversed_into_a_constructor", "replace_in_a_method", "sum_of_a_list_field")
+        "reversed_into_a_constructor", "replace_in_a_method", "sum_of_a_list_field",
+        "concatenated_into_a_field", "appended_into_a_field")
 STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
           "alias")
 PROBE = H.Probe(F, {name: ((X4,), {}) for name in RUNS}, STAGES, tol64=(1e-6, 1e-8))
@@ -67,6 +69,14 @@ def test_replace_of_a_named_tuple_in_a_method() -> None:
     """``self.p._replace(w=...)`` in a method of an object given a NamedTuple (refused
     before: "the array method `._replace()`"), against central differences."""
     _against_differences(F.replace_in_a_method, calls=(1, 3), last=3)
+
+
+def test_concatenation_into_a_list_field() -> None:
+    """``c.out = c.out + [np.sin(x)]; c.out = c.out + [x * x]`` of a field the
+    constructor set to ``[]``: NumPy's ``+`` of the two before (a WRONG gradient, twice
+    ``cos x + 2x`` at ``np.sum(c.out[1])``); Python's concatenation, against central
+    differences."""
+    _against_differences(F.concatenated_into_a_field, calls=(1, 3), last=3)
 
 
 @pytest.mark.slow
@@ -115,6 +125,18 @@ def test_replace_of_a_default_changed_between_calls() -> None:
         with pytest.raises(s2s.UnsupportedSyntaxError) as err:
             call()
         assert err.value.loc is not None and "dataclasses.replace(cfg" in err.value.loc.text
+
+
+@pytest.mark.slow
+def test_list_fields_grown_in_a_loop_are_refused_located() -> None:
+    """``a.out.append(v)`` in a loop (kept refused: the object the loop carries does not
+    say its field is a list), and ``a.out = a.out + [v]`` in a loop then after it (a
+    WRONG gradient on main: the second ``+`` was NumPy's): located refusals."""
+    for fn, text in ((F.appended_in_a_loop, "a.out.append(np.sin(v))"),
+                     (F.concatenated_after_a_loop, "a.out = a.out + [x * x]")):
+        with pytest.raises(s2s.TransformError) as err:
+            s2s.grad(fn)(X4)
+        assert err.value.loc is not None and text in err.value.loc.text
 
 
 @pytest.mark.slow
