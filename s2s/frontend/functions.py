@@ -55,7 +55,6 @@ from .source import literal_value
 from .star_items import spread_items, star_count, star_items
 from .static import watched_fields
 from .synthesize import BOUND, synthesize
-from .typed_args import object_class, typed_arg
 from .typetests import type_tested
 
 # s2s's own transforms, which a function may apply to another inside its body
@@ -367,7 +366,7 @@ class FunctionLowerer:
         obj, text = passing_structure(self.n, obj, args, kwargs, text, node)  # (`pop(d, k)`)
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and plain_callee(obj) and _plain(  # (a classmethod too)
-            self.n, obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
+            obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
         if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
@@ -580,7 +579,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("fn", pname, template))
             _pass_roots(n, plan, template, node)
         elif not given:
-            plan.entries.append(("default", pname, typed_arg(n, fn, pname, p.default)))
+            plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnItems):  # (`cfg` holding functions: held_items.py)
             plan.entries.append(("items", pname, value))
@@ -606,7 +605,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("frozen", pname, (frozen[0].value, len(frozen) - 1)))
             atoms += frozen[1:]
         else:
-            plan.entries.append(("arg", pname, typed_arg(n, fn, pname, value)))
+            plan.entries.append(("arg", pname, _typed(n, fn, pname, value)))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
     if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
@@ -744,12 +743,30 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
     return positional, keywords
 
 
-def _plain(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
+    """``("type", cls)`` for a parameter the callee tests the type of
+    (``typetests.py``), where the call's value has a type known now: a constant's, a
+    tuple's, list's or dict's the caller built; else None (its test refused, located)."""
+    if pname not in type_tested(fn):
+        return None
+    if not isinstance(value, (Var, Const)):
+        return ("type", type(value))  # (a default's value)
+    if isinstance(value, Const):
+        return ("type", type(value.value))
+    let = n.lets.get(value.name) if isinstance(value, Var) else None
+    made = {"make_tuple": tuple, "make_list": list, "make_dict": dict}.get(
+        getattr(let, "prim", None))
+    return None if made is None else ("type", made)
+
+
+
+
+def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, FnSeq, Unbound, FnItems)) or object_class(n, v) for v in (
-            *args, *kwargs.values())) or type_tested(fn):  # (`isinstance(scale, int)`,
-        return False  # a default object passed on: decided per call's types)
+    if any(isinstance(v, (FnValue, FnSeq, Unbound, FnItems)) for v in (*args, *kwargs.values())) or (
+            type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
+        return False
     sig = inspect.signature(fn, follow_wrapped=False)
     try:
         bound = sig.bind(*args, **kwargs)

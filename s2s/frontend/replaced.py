@@ -12,6 +12,7 @@ marked ``per_call`` asks for that transform where the class is not known yet.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 import libcst as cst
@@ -19,6 +20,7 @@ import libcst as cst
 from ..ir.nodes import Const, Index, Var
 from . import objects
 from .built_objects import field_key
+from .object_fields import object_fields
 from .objects import computed_call, record_of_atom, typed_param
 
 
@@ -118,11 +120,17 @@ def _object_of(n: Any, atom: Any, depth: int = 0) -> Any:
 
 
 def _left_default(n: Any, name: str) -> Any:
-    """The ``Built`` of a callee's parameter given (or left at) a default object of a
-    dataclass or NamedTuple class (the plan's type of it: ``functions._typed``)."""
-    cls = (getattr(n, "arg_types", None) or {}).get(name)
-    made = objects.BUILT(cls) if objects.BUILT is not None and cls is not None and (
-        n.env.get(name) == name) else None
+    """The ``Built`` of a callee's parameter the call leaves at its default object (a
+    dataclass's or NamedTuple's: the plan's ``default`` entry), else None."""
+    if n.env.get(name) != name or n.plan is None or ("default", name) not in {
+            entry[:2] for entry in n.plan.entries}:
+        return None
+    try:
+        default = inspect.signature(n.fn).parameters[name].default
+    except (KeyError, TypeError, ValueError):
+        return None
+    made = objects.BUILT(type(default)) if objects.BUILT is not None and object_fields(
+        default) is not None else None
     return made if hasattr(made, "make") else None
 
 

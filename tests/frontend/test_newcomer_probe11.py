@@ -42,6 +42,12 @@ EXPECTED: dict[str, str] = {
     # `tree = (x, (...))` mapped by a recursive `_tmap(f, t)` given a lambda: "`f` is a
     # function here, used as a value" (a function passed on to a recursive call)
     "recursive_tuple_map": "refused",
+    # `dataclasses.replace(cfg, lr=...)` of the default object: grad, value_and_grad, jvp,
+    # jit on both backends run since objects17; vmap of grad and hessian (the probe calls
+    # the function from a lambda: the callee is planned without the default's class)
+    # refused, located: "supported here on a dataclass object this function built or was
+    # given"
+    "dataclass_replace_cfg": "refused",
     # `history["loss"].append(loss)` into a dict of lists: "an expression statement is
     # evaluated only for its side effect"
     "history_dict_lists": "refused",

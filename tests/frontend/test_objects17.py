@@ -12,7 +12,8 @@ and ``c.out = c.out + [v]`` (a WRONG gradient before: NumPy's ``+``).
 The default tier checks the wrong gradients (refused; fixed) and two of the forms against
 central differences; the slow tier runs every form against central differences at
 calls 1, 3 and 10, and through grad, value_and_grad, jvp, vmap of grad, hessian, jit
-of grad on NumPy and on JAX, float64 and float32, against JAX on the same source."""
+of grad on NumPy and on JAX, float64 and float32, against JAX on the same source
+(``replace_default``: its vmap of grad and hessian are refused, located)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ RUNS = ("named_tuple_walked", "spread_then_replace", "replace_default",
         "concatenated_into_a_field", "appended_into_a_field")
 STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
           "alias")
+# (replace_default's vmap of grad and hessian, of a lambda calling it, are refused,
+# located: tests/frontend/test_newcomer_probe11.py's dataclass_replace_cfg pin)
+SWEPT = tuple(name for name in RUNS if name != "replace_default")
 PROBE = H.Probe(F, {name: ((X4,), {}) for name in RUNS}, STAGES, tol64=(1e-6, 1e-8))
 
 
@@ -152,7 +156,7 @@ def test_an_object_rebound_by_its_method_in_a_loop_is_refused_located() -> None:
 @pytest.mark.every_case
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
-@pytest.mark.parametrize("name", RUNS)
+@pytest.mark.parametrize("name", SWEPT)
 def test_objects17_against_jax(name, dtype) -> None:
     label, verdicts = H.classify(PROBE, name, H.twin(F), dtype)
     assert label == "ok", verdicts
