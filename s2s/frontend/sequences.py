@@ -20,6 +20,8 @@ from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Let, Var, walk
 from ..primitives.structure import repeated_by_count
 from .built_objects import returned_dict
+from .field_appends import fresh_fields
+from .objects import record_of_atom
 from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
@@ -234,9 +236,6 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
 def _list_field(n: Any, atom: Atom) -> bool:
     """Is ``atom`` the read of a field its object's constructor made a list (``c.out`` of
     ``self.out = []``)?"""
-    from .field_appends import fresh_fields  # (objects.py imports this module's users)
-    from .objects import record_of_atom
-
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
     index = let.params.get("index") if let is not None and let.prim == "getitem" else None
     items = getattr(index, "items", ())
