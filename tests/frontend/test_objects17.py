@@ -33,8 +33,11 @@ RUNS = ("named_tuple_walked", "spread_then_replace", "replace_default",
 STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
           "alias")
 # (replace_default's vmap of grad and hessian, of a lambda calling it, are refused,
-# located: tests/frontend/test_newcomer_probe11.py's dataclass_replace_cfg pin)
-SWEPT = tuple(name for name in RUNS if name != "replace_default")
+# located: tests/frontend/test_newcomer_probe11.py's dataclass_replace_cfg pin;
+# appended_into_a_field's hessian is refused, located: "vmap cannot batch this: the
+# rank of `joined_4_dot_0` is unknown", its other stages match JAX)
+SWEPT = tuple(name for name in RUNS if name not in ("replace_default",
+                                                   "appended_into_a_field"))
 PROBE = H.Probe(F, {name: ((X4,), {}) for name in RUNS}, STAGES, tol64=(1e-6, 1e-8))
 
 
