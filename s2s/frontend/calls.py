@@ -20,7 +20,7 @@ from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .generators import yields
 from .object_protocols import length
-from .objects import computed_call, refuse_held_functions
+from .objects import computed_call, refuse_held_functions, with_nested
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
@@ -123,8 +123,8 @@ class CallLowerer:
                                          f"pass `{p}` explicitly")
             values.append(Const(default, repr(default)))
         name = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
-        return self.n.emit(name, "make_dict", tuple(values),
-                           {"keys": tuple(made.keys), "built": made}, node)
+        return self.n.emit(name, "make_dict", tuple(values),  # (fields holding objects)
+                           {"keys": tuple(made.keys), "built": with_nested(self.n, made, values)}, node)
 
     def builtin_sum(self, node: cst.Call, target: str | None) -> Atom:
         """``sum([a, b, c])``, ``sum(values)`` over a tuple or list of known length:

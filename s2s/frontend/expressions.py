@@ -28,7 +28,7 @@ from .bound_params import held_method_call, property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
-from .generator_reads import next_item, spent_generator
+from .generator_reads import next_item, read_once_as_made, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
@@ -39,7 +39,6 @@ from .objects import (
     iterated_args,
     object_call,
     record_of_atom,
-    replace_call,
     threaded_call,
 )
 from .odes import lower_ode, solver_of
@@ -47,6 +46,7 @@ from .piecewise import lower_piecewise
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
 from .reduces import lower_accumulate, lower_reduce
+from .replaced import replace_call, replaced_call
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .shape_strings import shape_builtin
@@ -462,7 +462,8 @@ class ExprLowerer:
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
-        if (made := object_call(self.n, node, target) or typed_method_call(
+        if (made := replaced_call(self.n, node, target) or object_call(  # (`p._replace`)
+                self.n, node, target) or typed_method_call(
                 self.n, node, target) or held_method_call(self.n, node, target)) is not None:
             return made  # `self.other(x)`, `p.apply(x)`, `l(h)` of `for l in net.layers`
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
@@ -502,8 +503,8 @@ class ExprLowerer:
                                         right=node.args[1].value)
             self.n.desugar.alias(power, node)
             return self.expr_BinaryOperation(power, target)
-        if obj is builtins.sum:
-            return self.n.calls.builtin_sum(node, target)
+        if obj is builtins.sum:  # (`sum(c.out)` of an object's list: its loop)
+            return field_sum(self.n, node, target) or self.n.calls.builtin_sum(node, target)
         transformed = transform_kind(obj)
         if transformed is not None:
             return self.n.transform_call(transformed, obj, text, node, target)
@@ -544,7 +545,8 @@ class ExprLowerer:
         return self.n.comps.comprehension(node, target)
 
     def expr_GeneratorExp(self, node: cst.GeneratorExp, target: str | None) -> Atom:
-        return self.n.comps.comprehension(node, target)
+        read_once_as_made(self.n, node, "generator", "the generator expression")
+        return self.n.comps.comprehension(node, target)  # (its items: read once, checked)
 
     def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
         return self.n.comps.comprehension(node, target)
@@ -628,6 +630,17 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     Normalizer ``n``; None for any other call."""
     if folds(obj, node):
         return folded(n, obj, text, node, target)
+    if obj is builtins.reversed and len(node.args) == 1 and _iterator(n, node.args[0].value):
+        raise n.unsupported(node, "reversed() of an iterator (a generator, zip, map, "
+                            "enumerate, ...): it is not reversible (Python's TypeError)",
+                            "reverse a list of its items: `reversed(list(...))`")
+    if obj is builtins.reversed and len(node.args) == 1 and not (
+            node.args[0].keyword or node.args[0].star) and read_once_as_made(
+                n, node, "reversed", "Python's iterator `reversed(...)`"):
+        flipped = cst.Subscript(node.args[0].value, [cst.SubscriptElement(  # (its items,
+            cst.Slice(None, None, cst.UnaryOperation(cst.Minus(), cst.Integer("1"))))])
+        n.desugar.alias_tree(flipped, node)  # last first: read once, as Python's)
+        return n.exprs.expr(flipped, target)
     if (made := shape_builtin(n, obj, node, target)) is not None:
         return made  # (`str(x.shape)`: made where the code runs, shape_strings.py)
     if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its
@@ -677,6 +690,19 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     return None
 
 
+def _iterator(n: Any, node: Any) -> bool:
+    """Is ``node`` a generator expression or a call of an iterator built-in?"""
+    if isinstance(node, cst.GeneratorExp):
+        return True
+    if not isinstance(node, cst.Call) or root_name(node.func) in n.local_names:
+        return False
+    try:
+        obj, _ = n.resolver.resolve_dotted(node.func)
+    except TransformError:
+        return False
+    return obj in (zip, map, filter, enumerate, reversed, iter)
+
+
 def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:
     """``p.size`` of a class attribute, ``self.doubled`` of a ``@property``; None else."""
     return class_attribute(n, node, base) or property_read(n, node, base, target)
@@ -721,3 +747,31 @@ def table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> At
         return n.emit(target, "getitem", (array,), {"index": index}, node)
     read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
     return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)
+
+
+def field_sum(n: Any, node: cst.Call, target: str | None) -> Atom | None:
+    """``sum(c.out)``, ``sum(c.out, start)`` of a field of a local object (a list a
+    method or the constructor built): ``sum(v for v in c.out)``, the loop over its items
+    that ``for v in c.out`` is; None for any other ``sum``."""
+    args = list(node.args)
+    first = args[0].value if args and args[0].keyword is None and not args[0].star else None
+    start = args[1] if len(args) == 2 and (
+        args[1].keyword is None or args[1].keyword.value == "start") else None
+    if first is None or len(args) > 1 and start is None or not _field_read(n, first) or (
+            n.comps.items_of(first) is not None):
+        return None
+    item = cst.Name(n.comps.loop_name("value"))
+    generator = cst.GeneratorExp(item, cst.CompFor(item, first))
+    n.desugar.alias_tree(generator, first)
+    return n.comps.sum(generator, start.value if start else None, node, target)
+
+
+def _field_read(n: Any, node: Any) -> bool:
+    """``c.out``, ``self.layers``: a field of a local object (not an array's attribute,
+    ``x.T``, ``x.shape``), whose items a loop walks."""
+    if not isinstance(node, cst.Attribute) or hasattr(np.ndarray, node.attr.value):
+        return False
+    root = node.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and root.value in n.local_names

@@ -90,11 +90,14 @@ def _callee_reads_once(n: Any, parents: tuple, text: str) -> bool:
         return False
     fv = funcs.value_of(call.func)
     obj = getattr(fv, "obj", None)
+    skip = 0
+    if obj is None and (init := _init_of(n, call.func)) is not None:
+        obj, skip = init, 1  # (`Poly(reversed(c))`: its `__init__`, after `self`)
     if not isinstance(obj, types.FunctionType) or is_library(obj) or hasattr(
             obj, "__s2s_listed__") or obj.__code__.co_flags & inspect.CO_GENERATOR:
         return False
     params = [p for p in inspect.signature(obj).parameters.values() if p.kind in (
-        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][skip:]
     index = call.args.index(arg)
     if arg.keyword is not None:
         name = arg.keyword.value
@@ -111,6 +114,41 @@ def _callee_reads_once(n: Any, parents: tuple, text: str) -> bool:
     line, column = _at(view, body[0]) if body else (0, 0)
     _check_name(view, None, (view.p.node,), name, _walk(view)[1], text, (line, column - 1))
     return True
+
+
+def _init_of(n: Any, func: Any) -> Any:
+    """The ``__init__`` of the class of yours ``func`` names, or None."""
+    try:
+        cls, _ = n.resolver.resolve_dotted(func)
+    except TransformError:
+        return None
+    init = inspect.getattr_static(cls, "__init__", None) if isinstance(cls, type) else None
+    return init if isinstance(init, types.FunctionType) and not is_library(init) else None
+
+
+def read_once_as_made(n: Any, node: Any, text: str, kind: str) -> bool:
+    """``reversed(s)`` (a call ``text``) or a generator expression ``node`` of the
+    user's, lowered as the list of its items: True where the function reads it once,
+    front to back, as ``check_consumed`` reads a generator function's call (where it
+    is made, bound to a name read once, passed to a function of yours that reads it
+    once); False where it is not one of the user's nodes; refused, located, where it
+    is bound to a name read otherwise."""
+    calls, names = _walk(n)
+    pos = n.p.positions.get(node)
+    at = (pos.start.line, pos.start.column) if pos is not None else None
+    found = (calls if isinstance(node, cst.Call) else n._generator_exps).get(at)
+    if found is None or isinstance(node, cst.Call) and _called(found[0]) != text:
+        return False
+    made, parents = found
+    if _read_once(made, parents):
+        return True
+    parent = parents[-1]
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(
+            parent.targets[0].target, cst.Name):
+        _check_name(n, parent, parents, parent.targets[0].target.value, names, text,
+                    kind=kind)
+        return True
+    return _callee_reads_once(n, parents, text)
 
 
 def _read_once(node: Any, parents: tuple) -> bool:
@@ -154,7 +192,8 @@ def _called(call: Any) -> str | None:
 
 
 def _check_name(n: Any, bind: cst.Assign | None, bind_parents: tuple, name: str,
-                names: list, text: str, start: tuple[int, int] | None = None) -> None:
+                names: list, text: str, start: tuple[int, int] | None = None,
+                kind: str = "the generator") -> None:
     """``name = gen(...)``: the reads of ``name`` after it, up to its next binding:
     ``next(name)`` (``next(name, default)``) calls, each on a path that runs once,
     then at most one read of the rest (a ``for``'s or a comprehension's)."""
@@ -166,7 +205,8 @@ def _check_name(n: Any, bind: cst.Assign | None, bind_parents: tuple, name: str,
         if store:
             break  # (bound again: a later generator, checked at its own call)
         reads.append((node, parents))
-    what = f"`{name}` (the generator `{text}(...)`)"
+    what = f"`{name}` ({kind} `{text}(...)`)" if kind == "the generator" else (
+        f"`{name}` ({kind})")
     inside = set(map(id, bind_parents))
     taken = 0
     for node, parents in reads:
@@ -179,7 +219,8 @@ def _check_name(n: Any, bind: cst.Assign | None, bind_parents: tuple, name: str,
             first = n.loc(node).line
             raise n.unsupported(reads[reads.index((node, parents)) + 1][0], f"{what} is "
                                 f"read again after line {first} read its items: Python's "
-                                "generator gives no items the second time, where s2s's "
+                                f"{'generator' if 'generator' in kind else 'iterator'} "
+                                "gives no items the second time, where s2s's "
                                 "list of them would give them again", KEEP)
         if taken and not isinstance(parents[-1], (cst.For, cst.CompFor)):
             raise n.unsupported(node, f"what `next` left of {what} read otherwise than by "
@@ -294,6 +335,7 @@ def _walk(n: Any) -> tuple[dict, list]:
     if cached is not None:
         return cached
     calls: dict[tuple[int, int], tuple[cst.Call, tuple]] = {}
+    exps: dict[tuple[int, int], tuple[cst.GeneratorExp, tuple]] = {}
     names: list[tuple[cst.Name, tuple, bool]] = []
     stack: list[Any] = []
     stores: set[int] = set()
@@ -303,6 +345,8 @@ def _walk(n: Any) -> tuple[dict, list]:
             if isinstance(node, cst.Call):
                 at = _at(n, node)
                 calls.setdefault(at, (node, tuple(stack)))
+            elif isinstance(node, cst.GeneratorExp):
+                exps.setdefault(_at(n, node), (node, tuple(stack)))
             elif isinstance(node, (cst.AssignTarget, cst.For, cst.CompFor, cst.AugAssign,
                                    cst.AnnAssign, cst.WithItem)):
                 target = getattr(node, "target", None) or getattr(
@@ -324,7 +368,7 @@ def _walk(n: Any) -> tuple[dict, list]:
 
     n.p.node.visit(Walk())
     names.sort(key=lambda item: _at(n, item[0]))
-    n._generator_reads = (calls, names)
+    n._generator_reads, n._generator_exps = (calls, names), exps
     return calls, names
 
 

@@ -36,6 +36,16 @@ def keys_of(n: Any, node: Any) -> tuple | None:
     return n.dicts.known(n.env.get(node.value))
 
 
+def named_tuple_of(n: Any, node: Any) -> bool:
+    """Is ``node`` a local name of a NamedTuple the function built (held as the dict
+    of its fields, but a tuple of its values to ``in``, ``tuple(p)``, ``list(p)``)?"""
+    if not (isinstance(node, cst.Name) and node.value in n.local_names):
+        return False
+    let = n.lets.get(n.env.get(node.value, ""))
+    return isinstance(let, Let) and let.prim == "make_dict" and bool(
+        getattr(let.params.get("built"), "positional", False))
+
+
 def is_dict_len(n: Any, obj: Any, node: cst.Call) -> bool:
     """Is ``node`` ``len(d)`` of a dict whose keys are known now?"""
     return obj is builtins.len and len(node.args) == 1 and not node.args[0].star and \
@@ -53,7 +63,8 @@ def _structural(n: Any, node: Any) -> Any:
     if (typed := type_test(n, node)) is not NOVALUE:  # (`isinstance(scale, int)`)
         return typed
     keys = keys_of(n, node)
-    if keys is not None:  # (`"k" in kw` tests its keys, `not kw` that it has none)
+    if keys is not None and not named_tuple_of(n, node):  # (`"k" in kw` tests its
+        # keys, `not kw` that it has none; `in` over a NamedTuple, its values)
         return dict.fromkeys(keys)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
             node.func.value == "len" and "len" not in n.local_names and \
@@ -444,6 +455,8 @@ def keys_call(n: Any, obj: Any, call: cst.Call, target: str | None) -> Atom | No
             obj is builtins.list and not reverse:
         return None  # (sorted values: refused; `list(p.values())`: kwdicts.view_list)
     receiver = arg.func.value if view else arg
+    if not view and named_tuple_of(n, arg):
+        return None  # (`tuple(p)` of a NamedTuple: its values, ir/unroll_dicts.py)
     if not view and not (_local_root(n, arg) and (obj is not builtins.list or keys_of(
             n, arg) is not None)):
         return None  # (`list(xs)` of a list or an array: the `list` primitive)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import dataclasses
 import inspect
 import sys
 import types
@@ -217,6 +216,27 @@ def _same_class(items: list) -> Any:
                             for m in items):
         return None
     return first
+
+
+def with_nested(n: Any, made: Any, values: list) -> Any:
+    """``made`` for a plain class's object whose constructor is given NamedTuples the
+    function built (``Holder(P(w, b))``): a copy knowing those fields' classes (its
+    methods' ``self.p._replace(...)``; the object made again holds a ``P``)."""
+    if not made.plain:
+        return made
+    nested = {k: b for k, v in zip(made.keys, values) if (b := _built_named_tuple(n, v))}
+    if not nested:
+        return made
+    made = copy.copy(made)
+    made.fields = {**getattr(made, "fields", {}), **nested}
+    return made
+
+
+def _built_named_tuple(n: Any, atom: Any) -> Any:
+    """The ``Built`` of a NamedTuple the function built that ``atom`` names, or None."""
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" else None
+    return made if getattr(made, "positional", False) else None
 
 
 def _built_in(lets: dict, atom: Any) -> Any:
@@ -417,29 +437,6 @@ def class_attribute(n: Any, node: cst.Attribute, atom: Any = None) -> Any:
     return Const(getattr(cls, attr), f"{cls.__name__}.{attr}")
 
 
-def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
-    """``dataclasses.replace(c, lr=v)`` of a dataclass object the function built: its
-    constructor called again (``__post_init__`` too, as Python does) with the fields
-    given and the others read from ``c``."""
-    args = list(node.args)
-    first = args[0].value if args and not args[0].keyword and not args[0].star else None
-    made = record_of(n, first.value) if isinstance(first, cst.Name) else None
-    if made is None or not dataclasses.is_dataclass(made.cls) or any(
-            a.star or a.keyword is None for a in args[1:]):
-        raise n.unsupported(node, "`dataclasses.replace` is supported here on a "
-                            "dataclass object this function built, its new fields "
-                            "given by keyword", "build the object in the function, then "
-                            "`dataclasses.replace(obj, field=value)`")
-    base = n.exprs.expr(first)
-    kwargs = {a.keyword.value: n.exprs.expr(a.value) for a in args[1:]}
-    for f in dataclasses.fields(made.cls):
-        if f.init and f.name not in kwargs:
-            index = Index((Const(f.name, repr(f.name)),), False, attribute=True)
-            kwargs[f.name] = n.emit(n.exprs.target(None, f.name), "getitem", (base,),
-                                    {"index": index}, node)
-    return computed_call(n, made, node, made.cls.__name__, target, ([], kwargs))
-
-
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
     """A call of an object's method: ``self.other(x)`` or ``self(x)`` in a method,
     ``net.loss(x)`` for a module object; None where the callee is not one."""
@@ -572,8 +569,10 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         elif let is not None and let.prim == "call":  # (made by a factory, a helper)
             made = returned_record(let.params.get("callee"))
         if let is None and isinstance(atom, Var) and atom.name in callee.params:
-            made = record_of_atom(n, call.args[callee.params.index(atom.name)])
-        if made is not None and (getattr(made, "record", False) or made.plain):
+            given = call.args[callee.params.index(atom.name)]
+            made = record_of_atom(n, given) or _built_named_tuple(n, given)
+        if made is not None and (getattr(made, "record", False) or made.plain or getattr(
+                made, "positional", False)):  # (a NamedTuple: `self.p._replace(...)`)
             out[key] = made
     return out
 

@@ -17,8 +17,11 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.names import stem
-from ..ir.nodes import Atom, Const, Var
+from ..ir.nodes import Atom, Const, Let, Var, walk
 from ..primitives.structure import repeated_by_count
+from .built_objects import returned_dict
+from .field_appends import fresh_fields
+from .objects import record_of_atom
 from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
@@ -133,7 +136,30 @@ def _listed(n: Any, atom: Var) -> bool:
         return type(item.value) is list
     found = n.lets.get(item.name) if isinstance(item, Var) else None
     return isinstance(item, Var) and (item.name in n.lists or found is not None and (
-        found.prim == "make_list"))
+        found.prim == "make_list" or _constructed_list(n, found)))
+
+
+def _constructed_list(n: Any, let: Any) -> bool:
+    """Is ``let`` the read of a field a constructor's function set to a list (``out =
+    Coll_init()["out"]`` of ``self.out = []``)?  (``c.out + [v]`` is then Python's
+    concatenation; it was NumPy's ``+`` of the two: a wrong gradient, twice the
+    items'.)"""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", ())
+    call = n.lets.get(let.args[0].name) if let.args and isinstance(let.args[0], Var) else None
+    if len(items) != 1 or not isinstance(items[0], Const) or call is None or (
+            call.prim != "call"):
+        return False
+    ret = returned_dict(call.params.get("callee"))
+    keys = tuple(ret.params["keys"]) if ret is not None else ()
+    if items[0].value not in keys:
+        return False
+    atom = ret.args[keys.index(items[0].value)]
+    if isinstance(atom, Const):
+        return type(atom.value) is list  # (`self.out = []`)
+    made = [s for s in walk(call.params["callee"].body) if isinstance(s, Let) and isinstance(
+        atom, Var) and s.target == atom.name]
+    return len(made) == 1 and made[0].prim == "make_list"
 
 
 def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
@@ -197,9 +223,26 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                 left, as_array(n, right, node)]  # (product, of an array)
             return n.emit(n.exprs.target(target, "product"), "multiply", tuple(operands),
                           {}, node)
+    if prim == "add" and b is not None and b[0] is list and _list_field(n, left):
+        raise TransformError(  # (it was NumPy's `+` of the two: a wrong gradient)
+            "`+` of an object's list field (its constructor makes it a list) that a loop "
+            "changed, and a list: s2s does not know the field's items here", n.loc(node),
+            "keep the items in a local list (`out = []` ... `out.append(v)`)", n.display)
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
+
+
+def _list_field(n: Any, atom: Atom) -> bool:
+    """Is ``atom`` the read of a field its object's constructor made a list (``c.out`` of
+    ``self.out = []``)?"""
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    index = let.params.get("index") if let is not None and let.prim == "getitem" else None
+    items = getattr(index, "items", ())
+    if len(items) != 1 or not isinstance(items[0], Const):
+        return False
+    made = record_of_atom(n, let.args[0])
+    return made is not None and items[0].value in fresh_fields(made.cls)
 
 
 def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None,

@@ -21,6 +21,7 @@ from .deletes import Deletes
 from .dict_appends import refuse_dict_item_append
 from .dicts import split_items
 from .expressions import in_place, is_list_method
+from .field_appends import field_append
 from .fncontainers import bind_function
 from .fnlists import append_function
 from .held_dict_items import rebind_holders
@@ -253,8 +254,8 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
-        elif method_statement(self.n, node):
-            pass  # `p.bump(v)`: a method setting fields of an object built here
+        elif method_statement(self.n, node) or field_append(self.n, node, self.assign):
+            pass  # `p.bump(v)`: a method setting fields of an object built here; `a.out.append(v)`
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
             pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
         else:

@@ -167,6 +167,8 @@ class StaticReader:
         if isinstance(node, cst.Name) and node.value in self.n.local_names:
             functions = found.items(node) if found is not None else None
             return functions if functions is not None else self.local_items(node)
+        if (sliced := self.local_slice(node)) is not None:
+            return sliced
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value] if all(map(spellable, value)) else None
@@ -182,6 +184,9 @@ class StaticReader:
         let = self.n.lets.get(ssa) if ssa is not None else None
         if let is None or ssa in self.n.buffer_root.values():
             return None
+        if let.prim == "make_dict" and getattr(let.params.get("built"), "positional", False):
+            return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
+                    for a in let.args]  # (a NamedTuple: its fields' values, in order)
         if let.prim == "make_dict" and "keys" in let.params:  # (else keyed per call)
             keys = self.n.dicts.known(ssa)  # (None: a loop wrote per-call keys into it)
             return None if keys is None else [(_spell(k), k) for k in keys]
@@ -190,6 +195,21 @@ class StaticReader:
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
                     for a in let.args]
         return None
+
+    def local_slice(self, node: Any) -> list[tuple[Any, Any]] | None:
+        """``p[:2]`` of a name ``local_items`` reads (a NamedTuple, a tuple or list
+        the function made) with constant bounds: the items Python's slice picks."""
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and
+                node.value.value in self.n.local_names and len(node.slice) == 1 and
+                isinstance(node.slice[0].slice, cst.Slice)):
+            return None
+        cut = node.slice[0].slice
+        bounds = [None if b is None else self.static_value(b)
+                  for b in (cut.lower, cut.upper, cut.step)]
+        if not all(b is None or type(b) is int for b in bounds) or bounds[2] == 0:
+            return None
+        items = self.local_items(node.value)
+        return None if items is None else items[slice(*bounds)]
 
     def atom_node(self, atom: Atom, node: Any) -> Any:
         """An expression the lowerers read back as ``atom``: a constant's text, or a

@@ -366,7 +366,7 @@ class _Unroller:
                 seq.value, str) and isinstance(item.value, str):  # `"bias" in k`, a key
             return [self.constant(s, (item.value in seq.value) != negated)]
         kind = self.kind_of(seq)
-        if isinstance(kind, Tree) and kind.type is dict:
+        if isinstance(kind, Tree) and kind.type is dict and not kind.positional:
             if not isinstance(item, Const):
                 raise TransformError(
                     "`in` over a dict argument with a key known only when the function "
@@ -448,8 +448,8 @@ class _Unroller:
                 s.prim == "make_list" and s.target in self.rebound):  # `[(W1, b1), ...]`
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
-            self.trees[s.target] = Tree(kind, keys, tuple(
-                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
+            self.trees[s.target] = Tree(kind, keys, tuple(self.trees.get(b.name, LEAF) if isinstance(
+                b, Var) else LEAF for b in s.args), _positional(s))  # (a NamedTuple's)
         elif s.prim == "make_list" and not keyed_per_call(s):
             self.held[s.target] = Tree(list, tuple(range(len(s.args))), tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
@@ -567,7 +567,7 @@ class _Unroller:
             t.target: key_order(self.trees[t.args[0].name], t) for t in s.body
             if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
             and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
-            and t.params["index"].items == (Var(s.target),) and s.loc is not None
+            and not self.trees[t.args[0].name].positional and t.params["index"].items == (Var(s.target),) and s.loc is not None
             and t.loc is not None and t.loc.line == s.loc.line
         }
         for j, value in enumerate(self.ranges[s.iter.name]):
@@ -595,6 +595,11 @@ class _Unroller:
                 exit_ = m.get(x, Var(x))
                 now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
         return out, {e: a for e, a in now.items() if a != Var(e)}
+
+def _positional(s: Let) -> bool:
+    """Is ``s`` a NamedTuple's dict of fields (read by position too, iterated by value)?"""
+    return bool(getattr(s.params.get("built"), "positional", False))
+
 
 def _drop_unused(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
     """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the

@@ -25,7 +25,7 @@ def keys_literal(u: Any, s: Let) -> list[Let]:
     kind, seq = u.kind_of(s.args[0]), s.args[0]
     copy = s.params.get("copy", "list")
     literal = f"make_{copy}"
-    if isinstance(kind, Tree) and kind.type is dict:
+    if isinstance(kind, Tree) and kind.type is dict and not kind.positional:
         keys = key_order(kind, s)
         keys = keys[::-1] if s.params.get("reverse") else keys
         view = s.params.get("view", "keys")
@@ -56,7 +56,7 @@ def keys_literal(u: Any, s: Let) -> list[Let]:
     if not isinstance(kind, Tree):  # (a list grown in a loop: a copy, as `list`)
         return [Let(s.target, "list", (seq,), {}, s.loc)]
     items = []
-    for key in kind.keys:  # tuple(t) of a tuple or list: its items
+    for key in kind.keys:  # tuple(t) of a tuple or list (a NamedTuple): its items
         items.append(Let(u.names.fresh(f"{s.target}_item"), "getitem", (seq,), {
             "index": Index((Const(key, repr(key)),), False)}, s.loc))
     return items + [Let(s.target, literal, tuple(Var(t.target) for t in items), {},

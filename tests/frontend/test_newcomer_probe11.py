@@ -41,13 +41,13 @@ DTYPES = [np.float64, np.float32]
 EXPECTED: dict[str, str] = {
     # (recursive_tuple_map: ok since recursion17, each recursive `_tmap(f, u)` planned
     # for its item's structure, `isinstance(u, tuple)` decided by it (nested_types.py);
-    # it was refused: "`f` is a function here, used as a value")
-    # `Params(*[2.0 * v for v in p[:2]])`: "`*` here spreads a value whose length s2s
-    # does not know" (the comprehension over the NamedTuple's slice is lowered as a list
-    # grown in a loop; `Params(*p[:2])` and `[... for v in p[:2]]` run since this probe)
-    "namedtuple_replace_step": "refused",
-    # `dataclasses.replace(cfg, lr=...)` of a dataclass argument (a default): "supported
-    # here on a dataclass object this function built"
+    # it was refused: "`f` is a function here, used as a value"; namedtuple_replace_step:
+    # ok since objects17, a constant slice of a NamedTuple has a known length)
+    # `dataclasses.replace(cfg, lr=...)` of the default object: grad, value_and_grad, jvp,
+    # jit on both backends run since objects17; vmap of grad and hessian (the probe calls
+    # the function from a lambda: the callee is planned without the default's class)
+    # refused, located: "supported here on a dataclass object this function built or was
+    # given"
     "dataclass_replace_cfg": "refused",
     # `np.concatenate(parts)` of a list grown in a loop: grad, vmap, jvp run; hessian and
     # vmap of grad refused (the gradient's pieces are as many as the list's items, known
@@ -56,12 +56,6 @@ EXPECTED: dict[str, str] = {
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",
-    # `Poly(reversed(p.coefs))`: "reversed() is supported only in a loop header, over
-    # range(...)".  This probe made `reversed(s)` the sequence `s[::-1]`; the lead's
-    # merge took it out again: Python's reversed is an iterator, spent by its first loop
-    # (`r = reversed(xs)` walked twice: a gradient of cos x + 10 where the function's is
-    # cos x, test_probe11_fixes.py)
-    "callable_poly_class": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {

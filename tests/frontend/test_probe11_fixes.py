@@ -106,16 +106,20 @@ def test_try_around_nothing() -> None:
     _calls(F.try_around_nothing, [X4, -0.5 * X4])
 
 
-def test_reversed_as_a_value_is_refused() -> None:
-    """``reversed(s)`` kept as a value is Python's iterator, spent by the first loop over
-    it: read as the sequence ``s[::-1]`` (as this probe first made it), the second loop
-    of ``spent_reversed`` walked the items again, a gradient of ``cos(x) + 10`` where the
-    function's is ``cos(x)`` (the lead's merge).  Refused at the call, as before."""
-    for fn in (F.spent_reversed, F.reversed_values):
-        with pytest.raises(s2s.UnsupportedSyntaxError) as err:
-            s2s.grad(fn)(X4)
-        assert "reversed() is supported only in a loop header" in str(err.value)
-        assert err.value.loc is not None and "reversed(" in err.value.loc.text
+def test_reversed_as_a_value_is_read_once() -> None:
+    """``reversed(s)`` kept as a value is Python's iterator, spent by the first loop
+    over it: read as the sequence ``s[::-1]`` everywhere (as this probe first made it),
+    the second loop of ``spent_reversed`` walked the items again, a gradient of
+    ``cos(x) + 10`` where the function's is ``cos(x)`` (the lead's merge).  It is
+    ``s[::-1]`` only where the function reads it once, as a generator's list is
+    (generator_reads.py): ``spent_reversed`` is refused at its second read;
+    ``reversed_values`` (``Poly(reversed(p.coefs))``, whose ``__init__`` reads it once
+    by ``list(coefs)``) runs, against central differences at two calls."""
+    with pytest.raises(s2s.UnsupportedSyntaxError) as err:
+        s2s.grad(F.spent_reversed)(X4)
+    assert "is read again" in str(err.value) and "reversed(...)" in str(err.value)
+    assert err.value.loc is not None and "for v in r:" in err.value.loc.text
+    _calls(F.reversed_values, [X4, -0.6 * X4])
 
 
 @pytest.mark.slow  # (the default tier's budget)
