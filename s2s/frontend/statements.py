@@ -36,7 +36,7 @@ from .scope import OnePath, join_values
 from .sequences import grows_list
 from .source import emitted
 from .splices import still_a_list
-from .unpacking import checked_at_run_time, starred_at_run_time
+from .unpacking import checked_at_run_time, element_targets, starred_at_run_time
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -277,6 +277,12 @@ class StmtLowerer:
             return
         if self.list_edits.zip_columns(target, value):
             return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
+        if isinstance(target, (cst.Tuple, cst.List)) and (
+                split := element_targets(self.n, target)) is not None:
+            self.assign(split[0], value)  # (`self.a, self.b = a, b`: names first)
+            for element, name in split[1]:
+                self.assign(element, name)
+            return
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
             tree = self.unpacked_values(target, value)

@@ -127,3 +127,36 @@ def _results(n: Any, tree: Var) -> int | None:
         except Exception:  # noqa: BLE001 - not known here: read when it runs
             return None
     return width if isinstance(width, int) else None
+
+
+def element_targets(n: Any, target: Any) -> tuple[Any, list[tuple[Any, Any]]] | None:
+    """``self.lr, self.beta = lr, beta`` (``a[0], a[1] = a[1], a[0]``): the target with
+    each attribute or subscript element a fresh name, and ``(element, name)`` per one,
+    assigned in order after the whole right side is unpacked into the names, as Python
+    evaluates it; None where every element is a name (or a starred one is not)."""
+    writes: list[tuple[Any, Any]] = []
+
+    def rename(t: Any) -> Any:
+        if isinstance(t, (cst.Tuple, cst.List)):
+            return t.with_changes(elements=[e.with_changes(value=rename(e.value))
+                                            for e in t.elements])
+        if isinstance(t, (cst.Attribute, cst.Subscript)):
+            base = t.value.value if isinstance(t.value, cst.Name) else "item"
+            stem = t.attr.value if isinstance(t, cst.Attribute) else f"{base}_item"
+            name = cst.Name(n.names.fresh(stem))
+            n.local_names.add(name.value)
+            n.desugar.alias(name, t)
+            writes.append((t, name))
+            return name
+        return t
+
+    renamed = rename(target)
+    starred = any(isinstance(e, cst.StarredElement) and not isinstance(e.value, cst.Name)
+                  for e in _elements(target))
+    return None if not writes or starred else (renamed, writes)
+
+
+def _elements(t: Any) -> list[Any]:
+    if not isinstance(t, (cst.Tuple, cst.List)):
+        return []
+    return [x for e in t.elements for x in (e, *_elements(e.value))]

@@ -1,0 +1,49 @@
+"""Functions for tests/frontend/test_probe12_fixes.py: the forms the twelfth newcomer
+probe (newcomer_probe12_fns.py) found refused, each in a few lines."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+
+def namespace_default(w, cfg=types.SimpleNamespace(lr=0.1, steps=3, wd=1e-2)):
+    for _ in range(cfg.steps):
+        w = w - cfg.lr * (np.tanh(w) + cfg.wd * w)
+    return np.sum(w ** 2) + cfg.wd * np.sum(np.abs(w))
+
+
+def _namespace_callee(w, cfg=types.SimpleNamespace(scale=2.0, power=3)):
+    return np.sum((cfg.scale * w) ** cfg.power)
+
+
+def namespace_callee_default(w):
+    return _namespace_callee(w) + _namespace_callee(w * 0.5)
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a * 2.0, b
+        self.c, (self.d, e) = self.b, (a, 3.0)
+        self.e = e
+
+
+def unpack_into_attributes(x):
+    p = Pair(x[:2], x[2:])
+    p.a, p.b = p.b, p.a  # (the right side read before either is written)
+    return np.sum(p.a * np.sin(p.b)) + np.sum(p.c * p.d) * p.e
+
+
+def unpack_into_items(x):
+    y = x.copy()
+    y[0], y[1] = y[1], y[0] * 3.0
+    d = {"u": x[0], "v": x[1]}
+    d["u"], d["v"] = d["v"] ** 2, d["u"]
+    return np.sum(y * np.arange(1.0, y.size + 1.0)) + d["u"] * d["v"]
+
+
+def swap_rows_views(m):
+    y = m.copy()
+    y[0], y[1] = y[1], y[0]  # (NumPy: y[0] is a view; both rows end as the old y[1])
+    return np.sum(y * np.arange(1.0, y.size + 1.0).reshape(y.shape))

@@ -1,0 +1,70 @@
+"""Issue 23, the twelfth newcomer probe: 49 everyday functions in styles the eleven
+earlier probes did not cover (newcomer_probe12_fns.py): training-loop fragments (a
+momentum optimizer object with a dict of velocities, clipping by a global norm, a
+schedule left by ``break``, a ``SimpleNamespace`` config, Sinkhorn, a VAE ELBO), physics
+(a spring chain, RK4 over a tuple state, pair energies by ``np.triu``, rotations built by
+``np.array`` of scalars), statistics (``scipy.linalg.solve_triangular`` in a Gaussian
+log-likelihood, robust losses, Poisson regression, soft k-means, ``np.nansum`` of a
+NaN-masked residual), signal processing (``np.cumsum`` of ``np.insert``, ``np.gradient``,
+pooling by ``reshape``, a 2-D convolution by a comprehension, an FFT, a ``deque``), small
+layers (an LSTM cell by ``np.split``, batch norm on an object), string-driven code
+(``getattr(np, name)``, ``str.split``, ``getattr(self, f"...")``) and Python idioms
+(``itertools``, ``functools.reduce`` with ``operator``, walrus, ``match``, chained
+comparisons, star unpacking, ``dict(zip(...))``, ``defaultdict``, ``with``, tuple-swap
+and list recurrences, ``np.nonzero`` of constants, complex intermediates, ``None``
+defaults), through grad at calls 1, 3 and 10, value_and_grad, jvp, vmap of grad, hessian,
+jit of grad on both backends, grad at special inputs (also after ten ordinary calls),
+vmap of grad there and the caller writing into every transform's results; in float64
+and float32 against JAX on the same source (``newcomer_harness.twin``) or central
+differences where JAX cannot run a stage.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The default tier runs a
+cheap subset against central differences (no JAX)."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe12_cases as C
+import newcomer_probe12_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, C.twin(), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
+
+def test_cheap_subset_against_central_differences() -> None:
+    """The default tier's share of the probe (no JAX): grad of a chain of tuple-swap
+    recurrences (``t0, t1 = t1, 2 * x * t1 - t0``) and of a ``match`` on a tuple with a
+    guard and on a shape, three calls each, against central differences."""
+    for name in ("chebyshev_tuple_swap", "match_tuple_guard"):
+        f = getattr(F, name)
+        g = s2s.grad(f)
+        x0 = C.CASES[name][0][0]
+        for c in range(3):
+            x = x0 * (1.0 + 0.1 * c)
+            np.testing.assert_allclose(g(x), H.fd_grad(f, (x,), 1e-6), rtol=1e-6,
+                                       atol=1e-8, err_msg=f"{name} call {c}")
