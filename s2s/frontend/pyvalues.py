@@ -161,6 +161,9 @@ class PythonValues:
             if items is None and fn in (builtins.max, builtins.min) and isinstance(
                     positional[0], (cst.GeneratorExp, cst.ListComp)):
                 return self.extremum_of_loop(fn, positional[0], node, target)
+            if items is None and fn in (builtins.tuple, builtins.list) and isinstance(
+                    positional[0], (cst.GeneratorExp, cst.ListComp)):
+                return self.grown_sequence(fn, positional[0], node, target)
             if items is None:
                 return None
             if fn in (builtins.tuple, builtins.list):
@@ -342,6 +345,23 @@ class PythonValues:
         if prim == "make_list":
             self.n.lists.add(out.name)
         return out
+
+    def grown_sequence(self, fn: Any, loop: Any, node: Any, target: str | None) -> Atom:
+        """``tuple(a + h * b for a, b in zip(s, k))`` over what is known only per call
+        (a callee's tuple parameters): the list comprehension, a list grown in a loop,
+        bound to a fresh name, then ``tuple(name)`` (``list(...)``: the list itself)."""
+        comp = cst.ListComp(loop.elt, loop.for_in) if isinstance(loop, cst.GeneratorExp) \
+            else loop
+        self.n.desugar.alias_tree(comp, loop)
+        grown = cst.Name(self.n.names.fresh("items"))
+        self.n.local_names.add(grown.value)
+        self.n.desugar.alias(grown, loop)
+        self.n.stmts.assign(grown, comp)
+        if fn is builtins.list:
+            return self.n.exprs.expr(grown, target)
+        call = cst.Call(cst.Name("tuple"), [cst.Arg(grown)])
+        self.n.desugar.alias(call, node)
+        return self.n.exprs.expr(call, target)
 
     def dict_call(self, node: cst.Call, positional: list, keywords: list,
                   target: str | None) -> Atom | None:

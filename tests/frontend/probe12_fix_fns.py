@@ -47,3 +47,17 @@ def swap_rows_views(m):
     y = m.copy()
     y[0], y[1] = y[1], y[0]  # (NumPy: y[0] is a view; both rows end as the old y[1])
     return np.sum(y * np.arange(1.0, y.size + 1.0).reshape(y.shape))
+
+
+def _axpy_tuple(s, h, k):
+    return tuple(si + h * ki for si, ki in zip(s, k))
+
+
+def _axpy_list(s, h, k):
+    return list(si * h + ki for si, ki in zip(s, k))
+
+
+def tuple_of_generator_in_callee(x):
+    t = _axpy_tuple((x[0], x[1]), 0.5, (x[1], x[2] ** 2))
+    u = _axpy_list([x[2], x[0], x[1]], 2.0, (np.sin(x[0]), x[1], x[2]))
+    return t[0] * t[1] + u[0] * u[2] + len(u) * u[1]

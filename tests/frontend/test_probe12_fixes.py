@@ -75,3 +75,17 @@ def test_swap_of_row_views_is_refused_located() -> None:
         s2s.grad(F.swap_rows_views)(np.arange(4.0).reshape(2, 2))
     assert info.value.loc is not None and info.value.loc.line > 0
     assert "y[0], y[1] = y[1], y[0]" in str(info.value)
+
+
+def test_tuple_of_a_generator_over_callee_parameters() -> None:
+    """``tuple(a + h * b for a, b in zip(s, k))`` in a callee given tuples (RK4's
+    ``axpy`` over a tuple state) was refused ("generator expressions over array values
+    are not supported": the parameters' lengths are not known where the callee is
+    normalized); it is the list comprehension (a list grown in a loop), then
+    ``tuple(...)`` of it, as a ``for`` loop appending would be.  ``list(...)`` of one
+    likewise.  grad at two points and vmap of grad against central differences."""
+    f = F.tuple_of_generator_in_callee
+    x3 = X4[:3]
+    _calls(f, [x3, -1.3 * x3])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([x3, -x3]))[1],
+                               fd_grad(f, (-x3,), 1e-6), 1e-6, 1e-8)
