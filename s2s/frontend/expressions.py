@@ -479,6 +479,8 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = _resolved_callee(self.n, func)  # (a local: never the global it shadows)
+        if obj in (np.array, np.asarray) and (rows := stacked_rows(self.n, node)) is not None:
+            return self.expr(rows, target)  # (`np.array([[e for j in J] for i in I])`)
         if obj is dataclasses.replace:  # (of an object the function built)
             return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
@@ -697,3 +699,22 @@ def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> A
         return n.emit(target, "getitem", (array,), {"index": index}, node)
     read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
     return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)
+
+
+def stacked_rows(n: Any, node: cst.Call) -> cst.Call | None:
+    """``np.array([[e for j in J] for i in I])`` (a nested list comprehension: a list
+    of lists grown in loops, which the transforms cannot read as one array) as
+    ``np.array([np.array([e for j in J]) for i in I])``: each row made an array, as
+    NumPy reads the rows (the same values; ``dtype=`` and the rest stay on the outer
+    call); None for any other call."""
+    first = node.args[0] if node.args else None
+    if first is None or first.keyword is not None or first.star or not (
+            isinstance(first.value, cst.ListComp) and isinstance(first.value.elt, cst.ListComp)):
+        return None
+    comp = first.value
+    row = cst.Call(node.func, [cst.Arg(comp.elt)])
+    outer = comp.with_changes(elt=row)
+    made = node.with_changes(args=[first.with_changes(value=outer), *node.args[1:]])
+    for new, old in ((row, comp.elt), (outer, comp), (made, node)):
+        n.desugar.alias(new, old)
+    return made

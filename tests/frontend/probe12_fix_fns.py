@@ -61,3 +61,12 @@ def tuple_of_generator_in_callee(x):
     t = _axpy_tuple((x[0], x[1]), 0.5, (x[1], x[2] ** 2))
     u = _axpy_list([x[2], x[0], x[1]], 2.0, (np.sin(x[0]), x[1], x[2]))
     return t[0] * t[1] + u[0] * u[2] + len(u) * u[1]
+
+
+def nested_comprehension_array(m, k=np.array([[1.0, -1.0], [0.5, 2.0]])):
+    h, w = m.shape
+    out = np.array([[np.sum(m[i:i + 2, j:j + 2] * k) for j in range(w - 1)]
+                    for i in range(h - 1)])
+    cube = np.asarray([[[out[i, j] * c for c in range(2)] for j in range(w - 1)]
+                       for i in range(h - 1)], dtype=m.dtype)
+    return np.sum(np.tanh(out)) + np.sum(cube ** 2) * 0.1 + cube.shape[2]

@@ -89,3 +89,18 @@ def test_tuple_of_a_generator_over_callee_parameters() -> None:
     _calls(f, [x3, -1.3 * x3])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([x3, -x3]))[1],
                                fd_grad(f, (-x3,), 1e-6), 1e-6, 1e-8)
+
+
+def test_array_of_a_nested_comprehension() -> None:
+    """``np.array([[np.sum(m[i:i+2, j:j+2] * k) for j in ...] for i in ...])`` (a 2-D
+    convolution by comprehension) was refused ("`array` reads a list whose items are
+    containers, not arrays"); each row is made an array first (``np.array([np.array(
+    [...]) for i in ...])``, NumPy's values), three levels deep and with ``dtype=`` too.
+    grad at two points and vmap of grad against central differences; a float32 input's
+    gradient stays float32."""
+    f = F.nested_comprehension_array
+    m = np.array([[0.3, -0.7, 0.45, 1.2], [0.1, 0.5, -0.4, 0.9], [-1.1, 0.2, 0.6, -0.3]])
+    _calls(f, [m, -0.6 * m])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([m, -m]))[1],
+                               fd_grad(f, (-m,), 1e-6), 1e-6, 1e-8)
+    assert s2s.grad(f)(m.astype(np.float32)).dtype == np.float32
