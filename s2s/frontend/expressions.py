@@ -479,6 +479,11 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = _resolved_callee(self.n, func)  # (a local: never the global it shadows)
+        if obj is np.where and isinstance(func, cst.Attribute) and len(node.args) == 1 and \
+                node.args[0].keyword is None and not node.args[0].star:
+            nonzero = node.with_changes(func=func.with_changes(attr=cst.Name("nonzero")))
+            self.n.desugar.alias_tree(nonzero, node)  # (`np.where(c)` is `np.nonzero(c)`)
+            return self.expr(nonzero, target)
         if obj in (np.array, np.asarray) and (rows := stacked_rows(self.n, node)) is not None:
             return self.expr(rows, target)  # (`np.array([[e for j in J] for i in I])`)
         if obj is dataclasses.replace:  # (of an object the function built)

@@ -125,6 +125,8 @@ class PythonValues:
         """One of ``STATIC``: a constant over constants, the ``if`` of ``max``/``min``
         over run-time values, a literal for ``tuple``/``list``/``dict``; None where the
         call is not one of these forms (the caller goes on as before)."""
+        if fn is builtins.dict and any(a.star == "**" for a in node.args):
+            return self.dict_of_spreads(node, target)
         if any(a.star for a in node.args):
             return None
         if fn is builtins.isinstance and (typed := type_test(self.n, node)) is not NOVALUE:
@@ -362,6 +364,30 @@ class PythonValues:
         call = cst.Call(cst.Name("tuple"), [cst.Arg(grown)])
         self.n.desugar.alias(call, node)
         return self.n.exprs.expr(call, target)
+
+    def dict_of_spreads(self, node: cst.Call, target: str | None) -> Atom | None:
+        """``dict(lr=0.1, **{"wd": 0.01})``: the literal ``{"lr": 0.1, **{"wd": 0.01}}``
+        where each ``**`` spreads a dict literal of string keys none of which is given
+        twice (Python's TypeError then: left to the refusal); None otherwise."""
+        seen: set[str] = set()
+        elements: list[Any] = []
+        for a in node.args:
+            if a.keyword is not None:
+                keys = [a.keyword.value]
+                elements.append(cst.DictElement(cst.SimpleString(repr(keys[0])), a.value))
+            elif a.star == "**" and isinstance(a.value, cst.Dict) and all(
+                    isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                    for e in a.value.elements):
+                keys = [e.key.evaluated_value for e in a.value.elements]
+                elements.append(cst.StarredDictElement(a.value))
+            else:
+                return None
+            if seen & set(keys) or len(set(keys)) != len(keys):
+                return None
+            seen |= set(keys)
+        new = cst.Dict(elements)
+        _alias_tree(new, node, self.n.desugar)
+        return self.n.exprs.expr(new, target)
 
     def dict_call(self, node: cst.Call, positional: list, keywords: list,
                   target: str | None) -> Atom | None:

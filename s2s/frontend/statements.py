@@ -36,7 +36,12 @@ from .scope import OnePath, join_values
 from .sequences import grows_list
 from .source import emitted
 from .splices import still_a_list
-from .unpacking import checked_at_run_time, element_targets, starred_at_run_time
+from .unpacking import (
+    checked_at_run_time,
+    constant_items,
+    element_targets,
+    starred_at_run_time,
+)
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -307,7 +312,11 @@ class StmtLowerer:
         literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(e, cst.StarredElement) for e in value.elements)
         if elements is None or not literal:
-            return self.n.exprs.expr(value)
+            atom = self.n.exprs.expr(value)
+            if not (any(isinstance(e, cst.StarredElement) for e in elements or ()) and
+                    isinstance(atom, Const) and type(atom.value) in (tuple, list)):
+                return atom
+            value = constant_items(self.n, value, len(atom.value))  # (`w0, *ws = WS`)
         values = list(value.elements)
         star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if star:

@@ -160,3 +160,13 @@ def _elements(t: Any) -> list[Any]:
     if not isinstance(t, (cst.Tuple, cst.List)):
         return []
     return [x for e in t.elements for x in (e, *_elements(e.value))]
+
+
+def constant_items(n: Any, value: Any, length: int) -> Any:
+    """``(WS[0], WS[1], WS[2])`` for ``value`` (``WS``), a tuple or list constant of
+    ``length`` items (a module's tuple of weights): a starred unpacking of it (``w0,
+    *ws = WS``) reads the items as a literal's."""
+    items = cst.Tuple([cst.Element(cst.Subscript(value, [cst.SubscriptElement(cst.Index(
+        cst.Integer(str(i))))])) for i in range(length)])
+    n.desugar.alias_tree(items, value)
+    return items

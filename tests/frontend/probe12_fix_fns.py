@@ -70,3 +70,20 @@ def nested_comprehension_array(m, k=np.array([[1.0, -1.0], [0.5, 2.0]])):
     cube = np.asarray([[[out[i, j] * c for c in range(2)] for j in range(w - 1)]
                        for i in range(h - 1)], dtype=m.dtype)
     return np.sum(np.tanh(out)) + np.sum(cube ** 2) * 0.1 + cube.shape[2]
+
+
+_WS = (np.array([[0.5, -0.2], [0.1, 0.3]]), np.array([[1.0, 0.4], [-0.3, 0.8]]),
+       np.array([[0.2, 0.0], [0.0, -0.6]]))
+_MASK = np.array([True, False, True, True])
+
+
+def starred_constant_where_dict_spread(x):
+    w0, *ws = _WS
+    *init, last = ws
+    h = np.tanh(x[:2] @ w0)
+    for w in init:
+        h = np.tanh(h @ w)
+    (rows,) = np.where(~_MASK)
+    cfg = dict(lr=0.1, **{"wd": 0.01, "p": 3.0})
+    return (np.sum(h @ last) + np.sum(x[np.where(_MASK)] ** cfg["p"]) * cfg["lr"]
+            + cfg["wd"] * np.sum(x[rows] ** 2) + len(ws))

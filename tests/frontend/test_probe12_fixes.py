@@ -104,3 +104,18 @@ def test_array_of_a_nested_comprehension() -> None:
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([m, -m]))[1],
                                fd_grad(f, (-m,), 1e-6), 1e-6, 1e-8)
     assert s2s.grad(f)(m.astype(np.float32)).dtype == np.float32
+
+
+def test_starred_constant_one_argument_where_dict_spread() -> None:
+    """``w0, *ws = WS`` of a module's tuple of weights ("this starred unpacking is not
+    supported": the tuple read as a literal of its items), ``np.where(mask)`` with one
+    argument (refused: "missing a required argument: 'x'"; it is ``np.nonzero(mask)``),
+    ``dict(lr=0.1, **{"wd": 0.01})`` ("`dict` is a class": the literal ``{"lr": 0.1,
+    **{...}}``; a key given twice, Python's TypeError, stays refused).  grad at two points
+    against central differences."""
+    _calls(F.starred_constant_where_dict_spread, [X4, -0.7 * X4])
+
+    def twice(x):
+        return np.sum(x) * dict(a=2.0, **{"a": 3.0})["a"]
+    with pytest.raises(s2s.TransformError):
+        s2s.grad(twice)(X4)
