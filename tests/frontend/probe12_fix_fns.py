@@ -87,3 +87,17 @@ def starred_constant_where_dict_spread(x):
     cfg = dict(lr=0.1, **{"wd": 0.01, "p": 3.0})
     return (np.sum(h @ last) + np.sum(x[np.where(_MASK)] ** cfg["p"]) * cfg["lr"]
             + cfg["wd"] * np.sum(x[rows] ** 2) + len(ws))
+
+
+class Act:
+    def __init__(self, kind, scale):
+        self.kind, self.scale = kind, scale
+
+    def __call__(self, x):
+        return np.tanh(self.scale * x) if self.kind == "tanh" else x ** 2
+
+
+def string_field_by_unpacking(x):
+    for act in [Act("tanh", 2.0), Act("square", 0.5)]:
+        x = act(x)
+    return np.sum(x)

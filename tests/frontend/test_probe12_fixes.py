@@ -119,3 +119,12 @@ def test_starred_constant_one_argument_where_dict_spread() -> None:
         return np.sum(x) * dict(a=2.0, **{"a": 3.0})["a"]
     with pytest.raises(s2s.TransformError):
         s2s.grad(twice)(X4)
+
+
+def test_string_field_set_by_unpacking() -> None:
+    """``self.kind, self.scale = kind, scale`` with a string ``kind`` (decided when the
+    code is made): the constructor's copy with ``kind`` written in counted ``kind`` as a
+    name the body rebinds (an attribute's name read as one), so the call left it out and
+    the copy still asked for it ("missing a required argument: 'kind'").  grad at two
+    points against central differences."""
+    _calls(F.string_field_by_unpacking, [X4, -0.9 * X4])
