@@ -479,13 +479,8 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = _resolved_callee(self.n, func)  # (a local: never the global it shadows)
-        if obj is np.where and isinstance(func, cst.Attribute) and len(node.args) == 1 and \
-                node.args[0].keyword is None and not node.args[0].star:
-            nonzero = node.with_changes(func=func.with_changes(attr=cst.Name("nonzero")))
-            self.n.desugar.alias_tree(nonzero, node)  # (`np.where(c)` is `np.nonzero(c)`)
-            return self.expr(nonzero, target)
-        if obj in (np.array, np.asarray) and (rows := stacked_rows(self.n, node)) is not None:
-            return self.expr(rows, target)  # (`np.array([[e for j in J] for i in I])`)
+        if (spelled := respelled(self.n, obj, node)) is not None:
+            return self.expr(spelled, target)  # (`np.where(c)`, `np.array([[...] ...])`)
         if obj is dataclasses.replace:  # (of an object the function built)
             return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
@@ -704,6 +699,19 @@ def _table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> A
         return n.emit(target, "getitem", (array,), {"index": index}, node)
     read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
     return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)
+
+
+def respelled(n: Any, obj: Any, node: cst.Call) -> cst.Call | None:
+    """A NumPy call written as another NumPy call: ``np.where(c)`` with one argument
+    is ``np.nonzero(c)``; ``np.array`` of a nested list comprehension,
+    :func:`stacked_rows`; None for any other call."""
+    func, args = node.func, node.args
+    if obj is np.where and isinstance(func, cst.Attribute) and len(args) == 1 and \
+            args[0].keyword is None and not args[0].star:
+        nonzero = node.with_changes(func=func.with_changes(attr=cst.Name("nonzero")))
+        n.desugar.alias_tree(nonzero, node)
+        return nonzero
+    return stacked_rows(n, node) if obj in (np.array, np.asarray) else None
 
 
 def stacked_rows(n: Any, node: cst.Call) -> cst.Call | None:

@@ -282,12 +282,8 @@ class StmtLowerer:
             return
         if self.list_edits.zip_columns(target, value):
             return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
-        if isinstance(target, (cst.Tuple, cst.List)) and (
-                split := element_targets(self.n, target)) is not None:
-            self.assign(split[0], value)  # (`self.a, self.b = a, b`: names first)
-            for element, name in split[1]:
-                self.assign(element, name)
-            return
+        if isinstance(target, (cst.Tuple, cst.List)) and element_targets(self, target, value):
+            return  # (`self.a, self.b = a, b`: into names first, then each element)
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
             tree = self.unpacked_values(target, value)
@@ -312,11 +308,8 @@ class StmtLowerer:
         literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(e, cst.StarredElement) for e in value.elements)
         if elements is None or not literal:
-            atom = self.n.exprs.expr(value)
-            if not (any(isinstance(e, cst.StarredElement) for e in elements or ()) and
-                    isinstance(atom, Const) and type(atom.value) in (tuple, list)):
-                return atom
-            value = constant_items(self.n, value, len(atom.value))  # (`w0, *ws = WS`)
+            if not isinstance(value := constant_items(self.n, elements, value), cst.Tuple):
+                return value  # (its atom; a Tuple: `w0, *ws = WS` of WS's items)
         values = list(value.elements)
         star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if star:
