@@ -213,15 +213,18 @@ def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False,
 
 
 def loose_dataclass(x: Any) -> bool:
-    """A dataclass object whose class is not a registered pytree node."""
-    return dataclasses.is_dataclass(x) and not isinstance(x, type) and type(x) not in NODES
+    """A dataclass object whose class is not a registered pytree node, or a
+    ``types.SimpleNamespace`` (a config: ``cfg=SimpleNamespace(lr=0.1, steps=3)``)."""
+    return (dataclasses.is_dataclass(x) and not isinstance(x, type) or type(
+        x) is types.SimpleNamespace) and type(x) not in NODES
 
 
 def loose_fields(x: Any) -> Fields:
     """A loose dataclass object's fields (and other attributes), as the emitted code
     reads a registered object not differentiated."""
-    fields = of_class(Fields({f.name: plain(getattr(x, f.name))
-                              for f in dataclasses.fields(x)}), type(x))
+    names = vars(x) if type(x) is types.SimpleNamespace else [
+        f.name for f in dataclasses.fields(x)]
+    fields = of_class(Fields({k: plain(getattr(x, k)) for k in names}), type(x))
     if hasattr(x, "__dict__"):
         fields.update({k: plain(v) for k, v in vars(x).items() if k not in fields})
     return fields

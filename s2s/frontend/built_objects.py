@@ -472,8 +472,20 @@ def _assigned_names(fdef: cst.FunctionDef) -> set[str]:
         elif isinstance(node, cst.NamedExpr):
             targets = [node.target]
         for t in targets:
-            out |= {m.value for m in _walk(t) if isinstance(m, cst.Name)}
+            out |= _bound_by(t)
     return out
+
+
+def _bound_by(target: Any) -> set[str]:
+    """The names an assignment target binds: not an attribute's or an item's
+    (``self.kind, self.scale = kind, scale`` binds no name: ``kind`` stays static)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound_by(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _bound_by(target.value)
+    return set()
 
 
 def _writes_attributes(method: Any) -> bool:

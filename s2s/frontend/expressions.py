@@ -483,6 +483,8 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = _resolved_callee(self.n, func)  # (a local: never the global it shadows)
+        if (spelled := respelled(self.n, obj, node)) is not None:
+            return self.expr(spelled, target)  # (`np.where(c)`, `np.array([[...] ...])`)
         if obj is dataclasses.replace:  # (of an object the function built)
             return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
@@ -775,3 +777,35 @@ def _field_read(n: Any, node: Any) -> bool:
     while isinstance(root, cst.Attribute):
         root = root.value
     return isinstance(root, cst.Name) and root.value in n.local_names
+
+
+def respelled(n: Any, obj: Any, node: cst.Call) -> cst.Call | None:
+    """A NumPy call written as another NumPy call: ``np.where(c)`` with one argument
+    is ``np.nonzero(c)``; ``np.array`` of a nested list comprehension,
+    :func:`stacked_rows`; None for any other call."""
+    func, args = node.func, node.args
+    if obj is np.where and isinstance(func, cst.Attribute) and len(args) == 1 and \
+            args[0].keyword is None and not args[0].star:
+        nonzero = node.with_changes(func=func.with_changes(attr=cst.Name("nonzero")))
+        n.desugar.alias_tree(nonzero, node)
+        return nonzero
+    return stacked_rows(n, node) if obj in (np.array, np.asarray) else None
+
+
+def stacked_rows(n: Any, node: cst.Call) -> cst.Call | None:
+    """``np.array([[e for j in J] for i in I])`` (a nested list comprehension: a list
+    of lists grown in loops, which the transforms cannot read as one array) as
+    ``np.array([np.array([e for j in J]) for i in I])``: each row made an array, as
+    NumPy reads the rows (the same values; ``dtype=`` and the rest stay on the outer
+    call); None for any other call."""
+    first = node.args[0] if node.args else None
+    if first is None or first.keyword is not None or first.star or not (
+            isinstance(first.value, cst.ListComp) and isinstance(first.value.elt, cst.ListComp)):
+        return None
+    comp = first.value
+    row = cst.Call(node.func, [cst.Arg(comp.elt)])
+    outer = comp.with_changes(elt=row)
+    made = node.with_changes(args=[first.with_changes(value=outer), *node.args[1:]])
+    for new, old in ((row, comp.elt), (outer, comp), (made, node)):
+        n.desugar.alias(new, old)
+    return made

@@ -43,12 +43,15 @@ class ObjectFields(dict):
 
 
 def object_fields(value: Any) -> ObjectFields | None:
-    """A view of a dataclass or NamedTuple object's fields, or None for any other
+    """A view of a dataclass, NamedTuple or ``types.SimpleNamespace`` object's fields,
+    or None for any other
     value (or a field holding a container: its structure is not read this way)."""
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         names = tuple(type(value)._fields)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = tuple(f.name for f in dataclasses.fields(value))
+    elif type(value) is types.SimpleNamespace:  # (its attributes now: its fields)
+        names = tuple(vars(value))
     else:
         return None
     return ObjectFields(value, names)

@@ -30,6 +30,7 @@ from .bound_params import type_test
 from .generators import yields
 from .object_protocols import length
 from .sorted_keys import inlined_keys, sorted_by_key
+from .source import literal_value
 from .static import NOVALUE
 from .windows import as_islice
 
@@ -125,6 +126,8 @@ class PythonValues:
         """One of ``STATIC``: a constant over constants, the ``if`` of ``max``/``min``
         over run-time values, a literal for ``tuple``/``list``/``dict``; None where the
         call is not one of these forms (the caller goes on as before)."""
+        if fn is builtins.dict and any(a.star == "**" for a in node.args):
+            return dict_of_spreads(self.n, node, target)
         if any(a.star for a in node.args):
             return None
         if fn is builtins.isinstance and (typed := type_test(self.n, node)) is not NOVALUE:
@@ -163,6 +166,9 @@ class PythonValues:
             if items is None and fn in (builtins.max, builtins.min) and isinstance(
                     positional[0], (cst.GeneratorExp, cst.ListComp)):
                 return self.extremum_of_loop(fn, positional[0], node, target)
+            if items is None and fn in (builtins.tuple, builtins.list) and isinstance(
+                    positional[0], (cst.GeneratorExp, cst.ListComp)):
+                return grown_sequence(self.n, fn, positional[0], node, target)
             if items is None:
                 return None
             if fn in (builtins.tuple, builtins.list):
@@ -487,3 +493,46 @@ def undecided_type_test(n: Any, node: cst.Call) -> None:
         "decide it outside and pass the choice as an argument (a keyword with a "
         "default), or branch on `x.ndim` / `x.shape`; over a nested list, walk it "
         "outside the function or pass its leaves as one flat list")
+
+
+def grown_sequence(n: Any, fn: Any, loop: Any, node: Any, target: str | None) -> Atom:
+    """``tuple(a + h * b for a, b in zip(s, k))`` over what is known only per call
+    (a callee's tuple parameters): the list comprehension, a list grown in a loop,
+    bound to a fresh name, then ``tuple(name)`` (``list(...)``: the list itself)."""
+    comp = cst.ListComp(loop.elt, loop.for_in) if isinstance(loop, cst.GeneratorExp) \
+        else loop
+    n.desugar.alias_tree(comp, loop)
+    grown = cst.Name(n.names.fresh("items"))
+    n.local_names.add(grown.value)
+    n.desugar.alias(grown, loop)
+    n.stmts.assign(grown, comp)
+    if fn is builtins.list:
+        return n.exprs.expr(grown, target)
+    call = cst.Call(cst.Name("tuple"), [cst.Arg(grown)])
+    n.desugar.alias(call, node)
+    return n.exprs.expr(call, target)
+
+
+def dict_of_spreads(n: Any, node: cst.Call, target: str | None) -> Atom | None:
+    """``dict(lr=0.1, **{"wd": 0.01})``: the literal ``{"lr": 0.1, **{"wd": 0.01}}``
+    where each ``**`` spreads a dict literal of string keys none of which is given
+    twice (Python's TypeError then: left to the refusal); None otherwise."""
+    seen: set[str] = set()
+    elements: list[Any] = []
+    for a in node.args:
+        if a.keyword is not None:
+            keys = [a.keyword.value]
+            elements.append(cst.DictElement(cst.SimpleString(repr(keys[0])), a.value))
+        elif a.star == "**" and isinstance(a.value, cst.Dict) and all(
+                isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                for e in a.value.elements):
+            keys = [literal_value(e.key.value) for e in a.value.elements]
+            elements.append(cst.StarredDictElement(a.value))
+        else:
+            return None
+        if seen & set(keys) or len(set(keys)) != len(keys):
+            return None
+        seen |= set(keys)
+    new = cst.Dict(elements)
+    _alias_tree(new, node, n.desugar)
+    return n.exprs.expr(new, target)

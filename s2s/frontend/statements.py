@@ -39,7 +39,12 @@ from .scope import OnePath, join_values
 from .sequences import grows_list
 from .source import emitted
 from .splices import still_a_list
-from .unpacking import checked_at_run_time, starred_at_run_time
+from .unpacking import (
+    checked_at_run_time,
+    constant_items,
+    element_targets,
+    starred_at_run_time,
+)
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -285,6 +290,8 @@ class StmtLowerer:
             return
         if self.list_edits.zip_columns(target, value):
             return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
+        if isinstance(target, (cst.Tuple, cst.List)) and element_targets(self, target, value):
+            return  # (`self.a, self.b = a, b`: into names first, then each element)
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
             tree = self.unpacked_values(target, value)
@@ -309,7 +316,8 @@ class StmtLowerer:
         literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(e, cst.StarredElement) for e in value.elements)
         if elements is None or not literal:
-            return self.n.exprs.expr(value)
+            if not isinstance(value := constant_items(self.n, elements, value), cst.Tuple):
+                return value  # (its atom; a Tuple: `w0, *ws = WS` of WS's items)
         values = list(value.elements)
         star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if star:

@@ -23,7 +23,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import NotIterableError, UnpackError
-from ..ir.nodes import Atom, Var
+from ..ir.nodes import Atom, Const, Var
 from ..primitives import PRIMITIVES
 from .desugar import lower_in_place
 from .source import emitted
@@ -127,3 +127,61 @@ def _results(n: Any, tree: Var) -> int | None:
         except Exception:  # noqa: BLE001 - not known here: read when it runs
             return None
     return width if isinstance(width, int) else None
+
+
+def element_targets(stmts: Any, target: Any, value: Any) -> bool:
+    """``self.lr, self.beta = lr, beta`` (``a[0], a[1] = a[1], a[0]``) assigned by the
+    statement lowerer ``stmts``: the right side unpacked into fresh names, then each
+    attribute or item written from its name in order, as Python evaluates it; False
+    (nothing done) where every element is a name (or a starred one is not)."""
+    split = _element_names(stmts.n, target)
+    if split is None:
+        return False
+    stmts.assign(split[0], value)
+    for element, name in split[1]:
+        stmts.assign(element, name)
+    return True
+
+
+def _element_names(n: Any, target: Any) -> tuple[Any, list[tuple[Any, Any]]] | None:
+    writes: list[tuple[Any, Any]] = []
+
+    def rename(t: Any) -> Any:
+        if isinstance(t, (cst.Tuple, cst.List)):
+            return t.with_changes(elements=[e.with_changes(value=rename(e.value))
+                                            for e in t.elements])
+        if isinstance(t, (cst.Attribute, cst.Subscript)):
+            base = t.value.value if isinstance(t.value, cst.Name) else "item"
+            stem = t.attr.value if isinstance(t, cst.Attribute) else f"{base}_item"
+            name = cst.Name(n.names.fresh(stem))
+            n.local_names.add(name.value)
+            n.desugar.alias(name, t)
+            writes.append((t, name))
+            return name
+        return t
+
+    renamed = rename(target)
+    starred = any(isinstance(e, cst.StarredElement) and not isinstance(e.value, cst.Name)
+                  for e in _elements(target))
+    return None if not writes or starred else (renamed, writes)
+
+
+def _elements(t: Any) -> list[Any]:
+    if not isinstance(t, (cst.Tuple, cst.List)):
+        return []
+    return [x for e in t.elements for x in (e, *_elements(e.value))]
+
+
+def constant_items(n: Any, elements: Any, value: Any) -> Any:
+    """``(WS[0], WS[1], WS[2])`` for ``value`` (``WS``), a tuple or list constant (a
+    module's tuple of weights) unpacked with a star (``elements``: the target's; ``w0,
+    *ws = WS``): the items read as a literal's; else ``value`` lowered (its atom)."""
+    atom = n.exprs.expr(value)
+    if not (any(isinstance(e, cst.StarredElement) for e in elements or ()) and isinstance(
+            atom, Const) and type(atom.value) in (tuple, list)):
+        return atom
+    length = len(atom.value)
+    items = cst.Tuple([cst.Element(cst.Subscript(value, [cst.SubscriptElement(cst.Index(
+        cst.Integer(str(i))))])) for i in range(length)])
+    n.desugar.alias_tree(items, value)
+    return items

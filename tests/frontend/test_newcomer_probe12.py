@@ -1,0 +1,125 @@
+"""Issue 23, the twelfth newcomer probe: 49 everyday functions in styles the eleven
+earlier probes did not cover (newcomer_probe12_fns.py): training-loop fragments (a
+momentum optimizer object with a dict of velocities, clipping by a global norm, a
+schedule left by ``break``, a ``SimpleNamespace`` config, Sinkhorn, a VAE ELBO), physics
+(a spring chain, RK4 over a tuple state, pair energies by ``np.triu``, rotations built by
+``np.array`` of scalars), statistics (``scipy.linalg.solve_triangular`` in a Gaussian
+log-likelihood, robust losses, Poisson regression, soft k-means, ``np.nansum`` of a
+NaN-masked residual), signal processing (``np.cumsum`` of ``np.insert``, ``np.gradient``,
+pooling by ``reshape``, a 2-D convolution by a comprehension, an FFT, a ``deque``), small
+layers (an LSTM cell by ``np.split``, batch norm on an object), string-driven code
+(``getattr(np, name)``, ``str.split``, ``getattr(self, f"...")``) and Python idioms
+(``itertools``, ``functools.reduce`` with ``operator``, walrus, ``match``, chained
+comparisons, star unpacking, ``dict(zip(...))``, ``defaultdict``, ``with``, tuple-swap
+and list recurrences, ``np.nonzero`` of constants, complex intermediates, ``None``
+defaults), through grad at calls 1, 3 and 10, value_and_grad, jvp, vmap of grad, hessian,
+jit of grad on both backends, grad at special inputs (also after ten ordinary calls),
+vmap of grad there and the caller writing into every transform's results; in float64
+and float32 against JAX on the same source (``newcomer_harness.twin``) or central
+differences where JAX cannot run a stage.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The default tier runs a
+cheap subset against central differences (no JAX)."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe12_cases as C
+import newcomer_probe12_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+    # `self.velocity[k] = v` in a method of an optimizer object built in the function (an
+    # item written into a dict field): "only a local array can be assigned into" (its
+    # `self.lr, self.beta = lr, beta` in `__init__` runs since this probe)
+    "momentum_object_dict": "refused",
+    # `state = tuple(s + h / 6 * (...) for s, p, q, r, w in zip(state, k1, k2, k3, k4))`
+    # in the step loop, `k2 = _lotka(_axpy(state, ...))`: "a tuple, list or dict argument
+    # can only be indexed with a constant key here" (the callee's `tuple(... for ... in
+    # zip(s, k))` runs since this probe; written as a loop appending, refused the same)
+    "rk4_tuple_state": "refused",
+    # `collections.deque(maxlen=3)`: "s2s cannot build `collections.deque` inside the
+    # function: it defines `__new__`"
+    "deque_window": "refused",
+    # `collections.defaultdict(float)`: likewise ("it defines `__new__`")
+    "defaultdict_accumulate": "refused",
+    # `with Counted() as c:` of a user context manager: "a `with` over this context: its
+    # effect is on something s2s does not follow" (np.errstate, warnings.catch_warnings
+    # only)
+    "with_context_manager": "refused",
+    # vmap of grad and hessian: `i, f, g, o = np.split(z, 4)` of a value per example:
+    # "vmap cannot batch this: `split_like` of a list the function did not build"
+    # (grad, jvp, jit run)
+    "lstm_cell_split": "refused",
+    # `self.mean = ...` in `BatchNorm.__call__(self, x, training)` (running statistics
+    # kept on the object built in the function): "`self.mean = ...` of a `BatchNorm`
+    # object: the caller passed it (Python changes the caller's object too...)"
+    "batchnorm_object_train": "refused",
+    # jvp, vmap of grad, hessian (the probe calls it from a lambda: a callee): the list
+    # `p = [np.ones_like(x), x]` grown by `p.append(...)` with `p[-1]`, `p[-2]` reads: "a
+    # tuple, list or dict argument can only be indexed with a constant key here" (grad
+    # and jit of the function itself run)
+    "legendre_list_recurrence": "refused",
+    # `getattr(np, n)(x)` for `n` of a tuple default of strings: "this expression cannot
+    # be resolved when transforming"
+    "getattr_np_names": "refused",
+    # `spec.split(",")` of a string default: "the array method `.split()` is not
+    # supported" (a str parameter is read as an array)
+    "activation_spec_string": "refused",
+    # `getattr(self, f"act_{self.kind}")(...)`: "this expression cannot be resolved when
+    # transforming" (its `self.kind, self.scale = kind, scale` runs since this probe)
+    "getattr_method_fstring": "refused",
+    # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
+    # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
+    "chain_from_iterable": "refused",
+    # `operator.neg(x[-1])`: "`operator.neg` (builtin_function_or_method) is not a
+    # function s2s can transform" (`operator.mul`, `operator.truediv` are NumPy's rules)
+    "reduce_operator_mul": "refused",
+    # `while (n := n - 1) >= 0:`: "`:=` is not supported" (a walrus in a `while` test)
+    "walrus_while_countdown": "refused",
+    # `match spec: case ("poly", int(k)) if k > 1:` of a tuple default: "this `match`
+    # tests `spec`, a value known only when the function runs ... against a capture,
+    # sequence, mapping" (a class pattern `int(k)` inside a sequence pattern)
+    "match_tuple_guard": "refused",
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+    # value_and_grad's value and jvp's float64 where JAX's are float32, as NumPy's own
+    # function gives: `power * np.arange(power.size)` (float32 times int64) is float64
+    "fft_power_spectrum": "dtype",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, C.twin(), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
+
+def test_cheap_subset_against_central_differences() -> None:
+    """The default tier's share of the probe (no JAX): grad of a chain of tuple-swap
+    recurrences (``t0, t1 = t1, 2 * x * t1 - t0``) and of ``dict(zip(...))`` with
+    ``dict(lr=0.1, **{...})``, three calls each, against central differences."""
+    for name in ("chebyshev_tuple_swap", "dict_zip_keys"):
+        f = getattr(F, name)
+        g = s2s.grad(f)
+        x0 = C.CASES[name][0][0]
+        for c in range(3):
+            x = x0 * (1.0 + 0.1 * c)
+            np.testing.assert_allclose(g(x), H.fd_grad(f, (x,), 1e-6), rtol=1e-6,
+                                       atol=1e-8, err_msg=f"{name} call {c}")
