@@ -229,3 +229,15 @@ def test_minibatch_grads_and_hvps_against_jax(dtype):
             jg = jax.grad(jmlp, argnums=(0, 1))(w1, w2, x, ym)
             for a, b in zip(mg, jg):
                 np.testing.assert_allclose(a, np.asarray(b), **tol)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="s2s.jit(backend='jax') keeps the batch its trace "
+                   "saw when a module name is rebound (on main too): a wrong number")
+def test_jax_backend_reads_a_rebound_module_batch():
+    pytest.importorskip("jax")
+    j = s2s.jit(s2s.grad(F.batch_loss), backend="jax")
+    w = np.array([0.3, -0.2, 0.1, 0.5])
+    for i in range(4):
+        _set(*_batch(8, seed=i))
+        np.testing.assert_allclose(np.asarray(j(w)), grad_closed(w, F.XB, F.YB), rtol=1e-6)
