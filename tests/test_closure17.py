@@ -241,3 +241,14 @@ def test_jax_backend_reads_a_rebound_module_batch():
     for i in range(4):
         _set(*_batch(8, seed=i))
         np.testing.assert_allclose(np.asarray(j(w)), grad_closed(w, F.XB, F.YB), rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_vmap_of_grad_over_a_rebound_module_batch(counted):
+    v = s2s.vmap(s2s.grad(F.batch_loss))
+    ws = np.random.default_rng(0).normal(size=(3, 4))
+    for i in range(10):
+        x, y = _batch(6, seed=200 + i)
+        _set(x, y)
+        want = np.stack([grad_closed(w, x, y) for w in ws])
+        np.testing.assert_allclose(v(ws), want, rtol=1e-11, atol=1e-15)
