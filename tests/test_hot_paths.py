@@ -261,7 +261,16 @@ def test_the_compiled_free_names_check_agrees_with_the_loops(monkeypatch):
     module = fn.__globals__
     cell = fn.__closure__[0]
     changes = [
-        ("a module array rebound", lambda mp: mp.setitem(module, "ARR", np.ones(3)), False),
+        # (another plain array of its layout passes: the code reads the name at each
+        # call and keeps no fact of its values: tests/test_closure17.py)
+        ("a module array rebound to one of its layout",
+         lambda mp: mp.setitem(module, "ARR", np.ones(ARR.shape, ARR.dtype)), True),
+        ("a module array rebound to another shape",
+         lambda mp: mp.setitem(module, "ARR", np.ones((1, 3), ARR.dtype)), False),
+        ("a module array rebound to another dtype",
+         lambda mp: mp.setitem(module, "ARR", np.ones(ARR.shape, np.float32)), False),
+        ("a module array rebound to a subclass", lambda mp: mp.setitem(
+            module, "ARR", np.ma.masked_array(np.ones(ARR.shape, ARR.dtype))), False),
         ("a module array reshaped in place", lambda mp: setattr(ARR, "shape", (3, 1)), False),
         ("a module float rebound to an equal one",
          lambda mp: mp.setitem(module, "OFFSET", float("0.25")), False),

@@ -9,6 +9,12 @@ thread; values checked against the hand-written forms first.
 
     PYTHONPATH=<tree> python tools/bench_untuned.py         # (run from <tree>)
     PYTHONPATH=<tree> python tools/bench_untuned.py --hvp   # the HVP cells only
+    PYTHONPATH=<tree> python tools/bench_untuned.py --batches  # the mini-batch cells
+
+The mini-batch cells time one step of a loop over 16 batches (new arrays each step):
+the gradient of a logistic and of an MLP loss whose batch a module name holds
+(``XB, YB = batch`` then ``s2s.grad(loss)(w)``, the grad made once), and the logistic
+HVP of a lambda made again over each batch.
 """
 
 import os
@@ -47,6 +53,61 @@ def logistic_hvp_hand(w, v, x, y):
     return x.T @ (s * (1.0 - s) * (x @ v)) / x.shape[0]
 
 
+XB = YB = None  # the batch a mini-batch loop's loss reads (rebound at every step)
+
+
+def batch_logistic(w):
+    return logistic_mean(w, XB, YB)
+
+
+def logistic_grad_hand(w, x, y):
+    return x.T @ (-y / (1.0 + np.exp(y * (x @ w)))) / x.shape[0]
+
+
+def batch_mlp(w1, w2):
+    h = np.tanh(XB @ w1)
+    return 0.5 * np.mean(np.sum((h @ w2 - YB) ** 2, axis=1))
+
+
+def mlp_grad_hand(w1, w2, x, y):
+    h = np.tanh(x @ w1)
+    r = (h @ w2 - y) / x.shape[0]
+    return x.T @ ((r @ w2.T) * (1.0 - h * h)), h.T @ r
+
+
+def batch_cells(rng) -> list:
+    """Each system runs one step over the next of 16 batches per call."""
+    global XB, YB
+    logistic = [(rng.normal(size=(64, 8)), rng.choice([-1.0, 1.0], 64)) for _ in range(16)]
+    mlp = [(rng.normal(size=(32, 16)), rng.normal(size=(32, 4))) for _ in range(16)]
+    w = rng.normal(size=8)
+    w1, w2 = rng.normal(size=(16, 32)) * 0.3, rng.normal(size=(32, 4)) * 0.3
+    g, gm = s2s.grad(batch_logistic), s2s.grad(batch_mlp, argnums=(0, 1))
+    gl = s2s.grad(logistic_mean)
+    def stepper(batches, run):
+        at = [0]  # (each system its own: a check compares the same step's batch)
+
+        def step():
+            global XB, YB
+            at[0] = (at[0] + 1) % 16
+            XB, YB = batches[at[0]]
+            return run(XB, YB)
+        return step
+
+    def hvp_hand(x, y):
+        return logistic_hvp_hand(w, w, x, y)
+
+    def hvp_lambda(x, y):
+        return s2s.jvp(lambda u: gl(u, x, y), (w,), (w,))[1]
+
+    return [("mini-batch logistic grad (64x8)", stepper(logistic, lambda x, y: (
+                 logistic_grad_hand(w, x, y))), {"s2s.grad": stepper(logistic, lambda x, y: g(w))}),
+            ("mini-batch MLP grad (32x16->32->4)", stepper(mlp, lambda x, y: (
+                mlp_grad_hand(w1, w2, x, y))), {"s2s.grad": stepper(mlp, lambda x, y: gm(w1, w2))}),
+            ("mini-batch logistic HVP, a lambda per batch", stepper(logistic, hvp_hand),
+             {"s2s.jvp(lambda)": stepper(logistic, hvp_lambda)})]
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     w1, w2 = rng.normal(size=(16, 32)) * 0.3, rng.normal(size=(32, 4)) * 0.3
@@ -76,9 +137,13 @@ def main() -> None:
                "closure": hvp})]
     if "--hvp" in sys.argv[1:]:
         cells = cells[1:]
+    if "--batches" in sys.argv[1:]:
+        cells = []
+    if "--hvp" not in sys.argv[1:]:
+        cells += [(name, (), hand, ours) for name, hand, ours in batch_cells(rng)]
     for name, args, hand, ours in cells:
         for fn in ours.values():
-            for _ in range(4):
+            for _ in range(4 if args else 33):  # (a step's batch: the one after the last)
                 got = fn(*args)
             want = hand(*args)
             for a, b in zip(got if isinstance(got, tuple) else (got,),

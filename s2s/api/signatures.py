@@ -98,7 +98,15 @@ _INEXACT_SCALARS = {t: (np.dtype(t), None) for t in (
 class FreeSnapshot:
     """The objects a function's free names held when a signature was cached: later
     calls take the fast path only while each name holds the same object (an array
-    also keeps its shape; a list, dict or tuple of them its items: ``Contents``)."""
+    also keeps its shape; a list, dict or tuple of them its items: ``Contents``).
+
+    A module name or closure cell that held a plain array passes too while it holds
+    another plain array of the same shape and dtype (``like``): a mini-batch loop's
+    closure over each step's batch.  Sound because nothing cached depends on an
+    array's identity or values: the code reads each free name's current object at
+    every call (``read_free_names``), and the specializer keeps of a free array only
+    the facts its shape and dtype imply (signature_facts.free_level: SHAPE, as its
+    contents may change in place anyway)."""
 
     def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
@@ -107,8 +115,9 @@ class FreeSnapshot:
         # grouped by how: a dict's key, a closure cell, a function's defaults (one
         # check of the defaults' tuples per function, however many parameters read
         # them), any other by its read(); then the arrays' shapes and dtypes
-        self._scope: list[tuple[dict, str, Any]] = []
-        self._cells: list[tuple[Any, Any]] = []
+        # (a plain array's (shape, dtype) last: another such array passes too)
+        self._scope: list[tuple[dict, str, Any, Any]] = []
+        self._cells: list[tuple[Any, Any, Any]] = []
         defaults: dict[int, tuple[Any, Any, Any, list[tuple[Any, Any]]]] = {}
         self._others: list[tuple[Any, Any]] = []
         self._layouts: list[tuple[np.ndarray, tuple, np.dtype]] = []
@@ -116,9 +125,9 @@ class FreeSnapshot:
         for var, value, layout in items:
             how, where, key = _how_read(var)
             if how is _SCOPE:
-                self._scope.append((where, key, value))
+                self._scope.append((where, key, value, _plain_layout(value)))
             elif how is _CELL:
-                self._cells.append((where, value))
+                self._cells.append((where, value, _plain_layout(value)))
             elif how is _DEFAULTS:
                 found = defaults.get(id(where))
                 if found is None or found[1] is not key[0] or found[2] is not key[1]:
@@ -165,14 +174,16 @@ class FreeSnapshot:
         return self.same()
 
     def _same(self) -> bool:
-        for where, key, value in self._scope:  # a module's (or a namespace's) name
-            if where.get(key, _MISSING) is not value:
+        for where, key, value, layout in self._scope:  # a module's (or a namespace's) name
+            now = where.get(key, _MISSING)
+            if now is not value and (layout is None or not like(now, layout)):
                 return False
-        for cell, value in self._cells:
+        for cell, value, layout in self._cells:
             try:
-                if cell.cell_contents is not value:
-                    return False
+                now = cell.cell_contents
             except ValueError:  # (an empty cell)
+                return False
+            if now is not value and (layout is None or not like(now, layout)):
                 return False
         for fn, defaults, kwdefaults, reads in self._defaults:
             if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
@@ -218,15 +229,17 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
     KeyError, which the caller catches) rather than ``d.get(k, MISSING)``."""
     p = prefix
     env.update({f"{p}MISSING": _MISSING, f"{p}reads": _same_reads,
-                f"{p}contents": _contents, f"{p}methods": class_methods})
+                f"{p}contents": _contents, f"{p}methods": class_methods, f"{p}like": like})
     terms = []
-    for i, (where, key, value) in enumerate(snapshot._scope):
+    for i, (where, key, value, layout) in enumerate(snapshot._scope):
         env[f"{p}d{i}"], env[f"{p}k{i}"], env[f"{p}v{i}"] = where, key, value
-        terms.append(f"{p}d{i}[{p}k{i}] is {p}v{i}" if subscript and type(where) is dict
-                     else f"{p}d{i}.get({p}k{i}, {p}MISSING) is {p}v{i}")
-    for i, (cell, value) in enumerate(snapshot._cells):
+        read = f"{p}d{i}[{p}k{i}]" if subscript and type(where) is dict \
+            else f"{p}d{i}.get({p}k{i}, {p}MISSING)"
+        terms.append(_same_or_like(read, f"{p}v{i}", layout, env, f"{p}dl{i}", p))
+    for i, (cell, value, layout) in enumerate(snapshot._cells):
         env[f"{p}c{i}"], env[f"{p}w{i}"] = cell, value
-        terms.append(f"{p}contents({p}c{i}) is {p}w{i}")
+        terms.append(_same_or_like(f"{p}contents({p}c{i})", f"{p}w{i}", layout, env,
+                                   f"{p}cl{i}", p))
     for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
         if fn is unread and unread is not None:
             continue
@@ -250,6 +263,27 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
     if len(terms) > MAX_COMPILED_CHECKS:
         return None
     return " and ".join(terms) or "True"
+
+
+def _plain_layout(value: Any) -> tuple | None:
+    """A plain array's (shape, dtype): another plain array of them may stand for it
+    (FreeSnapshot); None for anything else (the same object only)."""
+    return (value.shape, value.dtype) if type(value) is np.ndarray else None
+
+
+def like(value: Any, layout: tuple) -> bool:
+    """Is ``value`` a plain array of ``layout``'s shape and dtype?"""
+    return type(value) is np.ndarray and value.shape == layout[0] and \
+        value.dtype == layout[1]
+
+
+def _same_or_like(read: str, held: str, layout: Any, env: dict[str, Any], name: str,
+                  p: str) -> str:
+    """The check that ``read`` is ``held`` (or, for a plain array, like it)."""
+    if layout is None:
+        return f"{read} is {held}"
+    env[name] = layout
+    return f"({read} is {held} or {p}like({read}, {name}))"
 
 
 def class_methods(cls: type) -> tuple:
