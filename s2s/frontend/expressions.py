@@ -25,6 +25,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import kwdicts, literals, object_protocols, objects  # noqa: F401  (records: BUILT)
 from .bound_params import held_method_call, property_read, typed_method_call
+from .call_respellings import field_sum, respelled
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
@@ -497,14 +498,8 @@ class ExprLowerer:
         # (emitted code calling a function it passes built NamedTuples: which ones)
         self.n.rebuilt_hint = getattr(obj, "__s2s_rebuilt__", None)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
-        if (pair := _divmod_pair(self.n, obj, node)) is not None:  # (a // b, a % b)
-            return self.expr(pair, target)
-        if obj is builtins.pow and len(node.args) == 2 and not any(
-                a.keyword or a.star for a in node.args):
-            power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
-                                        right=node.args[1].value)
-            self.n.desugar.alias(power, node)
-            return self.expr_BinaryOperation(power, target)
+        if (pair := _divmod_pair(self.n, obj, node) or _power(self.n, obj, node)) is not None:
+            return self.expr(pair, target)  # (a // b, a % b; pow(a, b) as a ** b)
         if obj is builtins.sum:  # (`sum(c.out)` of an object's list: its loop)
             return field_sum(self.n, node, target) or self.n.calls.builtin_sum(node, target)
         transformed = transform_kind(obj)
@@ -541,7 +536,6 @@ class ExprLowerer:
         if isinstance(obj, EmptyBatch):  # (emitted code's empty batch of a body vmap)
             return empty_call(self.n, obj, text, node, target)
         raise self.n.resolver.unknown_call(obj, text, func)
-
 
     def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
         return self.n.comps.comprehension(node, target)
@@ -623,6 +617,17 @@ def _divmod_pair(n: Any, obj: Any, node: cst.Call) -> cst.Tuple | None:
     for part in pair.elements:
         n.desugar.alias(part.value, node)
     return pair
+
+
+def _power(n: Any, obj: Any, node: cst.Call) -> cst.BinaryOperation | None:
+    """``pow(a, b)`` as ``a ** b`` (None for any other call)."""
+    if obj is not builtins.pow or len(node.args) != 2 or any(
+            a.keyword or a.star for a in node.args):
+        return None
+    power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
+                                right=node.args[1].value)
+    n.desugar.alias(power, node)
+    return power
 
 
 def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
@@ -749,63 +754,3 @@ def table_read(n: Any, node: Any, table: Const, index: Index, target: str) -> At
         return n.emit(target, "getitem", (array,), {"index": index}, node)
     read = n.emit(n.names.fresh(f"{target}_read"), "getitem", (array,), {"index": index}, node)
     return n.emit(target, "list_item", (read, table, index.items[0]), {}, node)
-
-
-def field_sum(n: Any, node: cst.Call, target: str | None) -> Atom | None:
-    """``sum(c.out)``, ``sum(c.out, start)`` of a field of a local object (a list a
-    method or the constructor built): ``sum(v for v in c.out)``, the loop over its items
-    that ``for v in c.out`` is; None for any other ``sum``."""
-    args = list(node.args)
-    first = args[0].value if args and args[0].keyword is None and not args[0].star else None
-    start = args[1] if len(args) == 2 and (
-        args[1].keyword is None or args[1].keyword.value == "start") else None
-    if first is None or len(args) > 1 and start is None or not _field_read(n, first) or (
-            n.comps.items_of(first) is not None):
-        return None
-    item = cst.Name(n.comps.loop_name("value"))
-    generator = cst.GeneratorExp(item, cst.CompFor(item, first))
-    n.desugar.alias_tree(generator, first)
-    return n.comps.sum(generator, start.value if start else None, node, target)
-
-
-def _field_read(n: Any, node: Any) -> bool:
-    """``c.out``, ``self.layers``: a field of a local object (not an array's attribute,
-    ``x.T``, ``x.shape``), whose items a loop walks."""
-    if not isinstance(node, cst.Attribute) or hasattr(np.ndarray, node.attr.value):
-        return False
-    root = node.value
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    return isinstance(root, cst.Name) and root.value in n.local_names
-
-
-def respelled(n: Any, obj: Any, node: cst.Call) -> cst.Call | None:
-    """A NumPy call written as another NumPy call: ``np.where(c)`` with one argument
-    is ``np.nonzero(c)``; ``np.array`` of a nested list comprehension,
-    :func:`stacked_rows`; None for any other call."""
-    func, args = node.func, node.args
-    if obj is np.where and isinstance(func, cst.Attribute) and len(args) == 1 and \
-            args[0].keyword is None and not args[0].star:
-        nonzero = node.with_changes(func=func.with_changes(attr=cst.Name("nonzero")))
-        n.desugar.alias_tree(nonzero, node)
-        return nonzero
-    return stacked_rows(n, node) if obj in (np.array, np.asarray) else None
-
-
-def stacked_rows(n: Any, node: cst.Call) -> cst.Call | None:
-    """``np.array([[e for j in J] for i in I])`` (a nested list comprehension: a list
-    of lists grown in loops, which the transforms cannot read as one array) as
-    ``np.array([np.array([e for j in J]) for i in I])``: each row made an array, as
-    NumPy reads the rows (the same values; ``dtype=`` and the rest stay on the outer
-    call); None for any other call."""
-    first = node.args[0] if node.args else None
-    if first is None or first.keyword is not None or first.star or not (
-            isinstance(first.value, cst.ListComp) and isinstance(first.value.elt, cst.ListComp)):
-        return None
-    comp = first.value
-    row = cst.Call(node.func, [cst.Arg(comp.elt)])
-    outer = comp.with_changes(elt=row)
-    made = node.with_changes(args=[first.with_changes(value=outer), *node.args[1:]])
-    for new, old in ((row, comp.elt), (outer, comp), (made, node)):
-        n.desugar.alias(new, old)
-    return made

@@ -47,6 +47,20 @@ from .unpacking import (
 )
 
 
+def _assign_chain(lowerer: Any, node: cst.Assign) -> None:
+    """``a = v``, and ``a = b = v`` as ``a = v; b = a`` (one array, two names: an
+    in-place write after it is refused as shared); names only, in a chain."""
+    names = [t.target for t in node.targets]
+    if len(names) != 1 and not all(isinstance(t, cst.Name) for t in names):
+        raise lowerer.n.unsupported(
+            node, "chained assignment `a = b = ...` into a subscript, an attribute or a "
+            "tuple is not supported", "assign to one target per statement",
+        )
+    lowerer.assign(names[0], node.value)
+    for name in names[1:]:
+        lowerer.assign(name, names[0])
+
+
 def _is_append(node: Any, local_names: set[str]) -> bool:
     return is_list_method(node, "append", local_names)
 
@@ -168,16 +182,7 @@ class StmtLowerer:
 
     def small_statement(self, node: Any) -> None:
         if isinstance(node, cst.Assign):
-            names = [t.target for t in node.targets]
-            if len(names) != 1 and not all(isinstance(t, cst.Name) for t in names):
-                raise self.n.unsupported(
-                    node, "chained assignment `a = b = ...` into a subscript, an "
-                    "attribute or a tuple is not supported",
-                    "assign to one target per statement",
-                )
-            self.assign(names[0], node.value)
-            for name in names[1:]:  # `a = b = v`: `a = v; b = a`, one array, two names
-                self.assign(name, names[0])  # (an in-place write after: refused as shared)
+            _assign_chain(self, node)
         elif isinstance(node, cst.AnnAssign):
             if node.value is None:
                 return
