@@ -32,6 +32,10 @@ from .products import _facts_of
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _VIEWS = ("T", "mT", "real")
+# operands of at most this many elements: where the call's overhead is the cost (a
+# 64 x 32 times 32 x 64 MLP gradient's products counted 76k instructions more as dots
+# than as @: BLAS's kernels for dot's layouts; not measured between the two sizes)
+LARGEST = 1024
 # NumPy names that make (or are) an ndarray subclass, or call what they are given
 _NOT_PLAIN = {"ma", "matrix", "asmatrix", "bmat", "memmap", "recarray", "rec", "char",
               "chararray", "vectorize", "frompyfunc", "piecewise", "apply_along_axis",
@@ -181,7 +185,8 @@ def products_as_dots(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
     def fits(node: ast.AST) -> bool:
         got = layout(node)
         return got is not None and isinstance(got[0], tuple) and len(got[0]) in (1, 2) \
-            and isinstance(got[1], np.dtype) and got[1] in _FLOATS and plain.of(node)
+            and isinstance(got[1], np.dtype) and got[1] in _FLOATS and \
+            int(np.prod(got[0])) <= LARGEST and plain.of(node)
 
     class Dots(ast.NodeTransformer):
         def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

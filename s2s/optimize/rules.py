@@ -451,7 +451,8 @@ RULES: tuple[Rule, ...] = (
          "", "", exact=False),
     Rule("a matrix product of plain float matrices and vectors is ndarray.dot", "products",
          "a @ b", "a.dot(b)",
-         "a and b float32 or float64 arrays of one or two axes (facts of the signature), "
+         "a and b float32 or float64 arrays of one or two axes, at most 1024 elements each "
+         "(facts of the signature; larger products counted more instructions as dots), "
          "both plain np.ndarray objects: array arguments (the signature admits no "
          "subclass), the specialized code's constants, free names bound to plain "
          "arrays (their objects guarded), and what NumPy operators, np functions, "
