@@ -96,7 +96,7 @@ def test_fix_ups_and_seed_disappear() -> None:
     for gone in ("unbroadcast(", "grad_seed(", "matmul_rhs_bar(", "broadcast_to(",
                  "np.size("):
         assert gone not in text.split("def ")[1], text
-    assert "x.T @" in text
+    assert "x.T.dot(" in text  # (x.T @ g, spelled as the BLAS call: s2s/optimize/dots.py)
     assert "unbroadcast(" in g.source  # the generic code keeps them
 
 

@@ -48,6 +48,7 @@ from .. import syntax
 from ..emit.code import format_module
 from .buffers import reuse_intermediates
 from .calls import MUTATORS, PYTHON_NUMBERS, PythonScalar, as_kind, call_name, same_kinds
+from .dots import products_as_dots
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
 from .literals import last_spellings, spell_literals
@@ -749,6 +750,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         constants += last_spellings(fn, rewriter.fact, taken, narrow_floats(args), on)
         if on("buffers"):  # (last: the other passes read whole expressions)
             reuse_intermediates(fn, rewriter.fact, taken)
+        if on("products"):  # (last: a @ b, which the passes above read, as a.dot(b))
+            products_as_dots(fn, rewriter.fact, module, namespace, constants)
     if constants:  # (the vectors of ones, bound once above the functions)
         at = next(i for i, node in enumerate(module.body)
                   if isinstance(node, ast.FunctionDef))
