@@ -840,8 +840,9 @@ def _tensordot_axes(b: Batch, s: Let) -> Any:
 def reduction_rule(b: Batch, s: Let) -> str:
     """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1`` (also
     when a name holds the int: moved when the code runs)."""
-    if s.prim == "average" and operand(s, "weights") is not None:
-        return average_weights(b, s)
+    w = operand(s, "weights") if s.prim == "average" else None
+    if w is not None and not (isinstance(w, Const) and w.value is None):
+        return average_weights(b, s)  # (weights=None written out: no weights)
     only_first_batched(b, s)
     return args_text(s, [atom_text(a) for a in s.args],
                      {"axis": _axis(b, s, "axis", b.rank(s.args[0]))})

@@ -239,7 +239,7 @@ defprim(
     "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
     batch="reducer",
     note="the middle element (the two middle ones share it, for an even count) in a "
-    "stable sort: ties resolved by position, as JAX; axis None or an int; 0 where "
+    "stable sort: ties resolved by position, as JAX; axis None, an int or a tuple; 0 where "
     "the slice holds a NaN, as JAX",
 )
 
@@ -253,8 +253,15 @@ def median_vjp(g, ans, a, axis=None, keepdims=False):
     else:
         if not keepdims:
             g = np.expand_dims(g, axis)
-        rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
-        n = np.shape(a)[axis]
+        # the axes (an int or a tuple) moved last in increasing order, as JAX merges
+        # them (which ranks ties by position in that order)
+        axes = np.sort(np.mod(np.atleast_1d(axis), np.ndim(a)))
+        last = np.arange(-np.size(axis), 0)
+        moved = np.moveaxis(a, axes, last)
+        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - np.size(axis)] + (-1,))
+        rank = np.argsort(np.argsort(merged, axis=-1, kind="stable"), axis=-1)
+        rank = np.moveaxis(np.reshape(rank, np.shape(moved)), last, axes)
+        n = np.shape(merged)[-1]
     clean = ~np.any(np.isnan(a), axis=axis, keepdims=True)  # (a NaN's median: 0, JAX's)
     return (g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)) * clean
 
@@ -266,8 +273,15 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
         rank = np.reshape(np.argsort(order, kind="stable"), np.shape(a))
         n = np.size(a)
     else:
-        rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
-        n = np.shape(a)[axis]
+        # the axes (an int or a tuple) moved last in increasing order, as JAX merges
+        # them (which ranks ties by position in that order)
+        axes = np.sort(np.mod(np.atleast_1d(axis), np.ndim(a)))
+        last = np.arange(-np.size(axis), 0)
+        moved = np.moveaxis(a, axes, last)
+        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - np.size(axis)] + (-1,))
+        rank = np.argsort(np.argsort(merged, axis=-1, kind="stable"), axis=-1)
+        rank = np.moveaxis(np.reshape(rank, np.shape(moved)), last, axes)
+        n = np.shape(merged)[-1]
     low = np.sum(a_dot * (rank == (n - 1) // 2), axis=axis, keepdims=keepdims)
     high = np.sum(a_dot * (rank == n // 2), axis=axis, keepdims=keepdims)
     return (low + high) / 2 * ~np.any(np.isnan(a), axis=axis, keepdims=keepdims)
