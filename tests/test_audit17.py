@@ -65,3 +65,18 @@ def test_against_jax(name, x, dtype) -> None:
         for got, want in pairs:
             np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float),
                                        rtol=tol, atol=tol)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.every_case
+@pytest.mark.parametrize("name", ["median_axis_1", "median_axes_02"])
+def test_median_rules_on_the_jax_backend(name) -> None:
+    """The median rules' axes are Python's (sorted ints), not arrays: under jax.jit
+    an array of axes is traced, and np.moveaxis needs them static (the first form of
+    the tuple-axis fix made every median a TracedValueError on the JAX backend, an
+    int axis too)."""
+    ours, theirs = getattr(F, name), getattr(jax_twin(F), name)
+    jj = s2s.jit(s2s.grad(ours), backend="jax")
+    for call in range(3):
+        x = A * (1.0 + 0.4 * call)
+        np.testing.assert_allclose(jj(x), jax.grad(theirs)(x), rtol=1e-10, atol=1e-12)

@@ -255,10 +255,10 @@ def median_vjp(g, ans, a, axis=None, keepdims=False):
             g = np.expand_dims(g, axis)
         # the axes (an int or a tuple) moved last in increasing order, as JAX merges
         # them (which ranks ties by position in that order)
-        axes = np.sort(np.mod(np.atleast_1d(axis), np.ndim(a)))
-        last = np.arange(-np.size(axis), 0)
+        axes = sorted(k % np.ndim(a) for k in (axis if isinstance(axis, tuple) else (axis,)))
+        last = list(range(-len(axes), 0))
         moved = np.moveaxis(a, axes, last)
-        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - np.size(axis)] + (-1,))
+        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - len(axes)] + (-1,))
         rank = np.argsort(np.argsort(merged, axis=-1, kind="stable"), axis=-1)
         rank = np.moveaxis(np.reshape(rank, np.shape(moved)), last, axes)
         n = np.shape(merged)[-1]
@@ -275,10 +275,10 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
     else:
         # the axes (an int or a tuple) moved last in increasing order, as JAX merges
         # them (which ranks ties by position in that order)
-        axes = np.sort(np.mod(np.atleast_1d(axis), np.ndim(a)))
-        last = np.arange(-np.size(axis), 0)
+        axes = sorted(k % np.ndim(a) for k in (axis if isinstance(axis, tuple) else (axis,)))
+        last = list(range(-len(axes), 0))
         moved = np.moveaxis(a, axes, last)
-        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - np.size(axis)] + (-1,))
+        merged = np.reshape(moved, np.shape(moved)[: np.ndim(a) - len(axes)] + (-1,))
         rank = np.argsort(np.argsort(merged, axis=-1, kind="stable"), axis=-1)
         rank = np.moveaxis(np.reshape(rank, np.shape(moved)), last, axes)
         n = np.shape(merged)[-1]
