@@ -25,3 +25,19 @@ def median_axis_1(a):
 def average_weights_none(a):
     m = np.average(a, axis=(0, 2), weights=None)
     return np.sum(m * _w(m))
+
+
+def percentile_axes(a):
+    return np.sum(np.percentile(a, 40.0, axis=(0, 1)) ** 2)
+
+
+def quantile_axes_positional(a):
+    return np.sum(np.quantile(a, 0.3, (0, 2)))
+
+
+def nanquantile_axes(a):
+    return np.sum(np.nanquantile(a, 0.5, axis=[1, 2]))
+
+
+def nanpercentile_axes(a):
+    return np.sum(np.nanpercentile(a, 50.0, axis=(2, 0)))

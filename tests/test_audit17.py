@@ -80,3 +80,17 @@ def test_median_rules_on_the_jax_backend(name) -> None:
     for call in range(3):
         x = A * (1.0 + 0.4 * call)
         np.testing.assert_allclose(jj(x), jax.grad(theirs)(x), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("name", ["percentile_axes", "quantile_axes_positional",
+                                  "nanquantile_axes", "nanpercentile_axes"])
+def test_quantiles_over_an_axis_tuple_are_refused_at_the_call(name) -> None:
+    """np.quantile, np.percentile and their NaN-skipping forms over an axis tuple:
+    their rules sort along one axis (a NumPy ValueError from np.moveaxis inside the
+    derivative before): refused at the user's call, located."""
+    f = getattr(F, name)
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(f)(A)
+    message = str(info.value)
+    assert "axis` tuple" in message and "audit17_fns.py" in message and "<s2s" not in message

@@ -31,7 +31,7 @@ from .batching import (
     operand,
     shifted,
 )
-from .registry import defjvp, deflinear, defprim, defvjp, is_integer_constant
+from .registry import Refused, defjvp, deflinear, defprim, defvjp, is_integer_constant
 
 defprim(
     "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
@@ -823,10 +823,22 @@ def corrcoef_rule(b: Batch, s: Let) -> str:
 # the reduced axis is moved last (flattened for axis None); `weights` is, for each q,
 # the weight of each sorted position, and `take` reads it at each element's rank.
 
+def _one_axis(args: list, kwargs: dict) -> tuple[list, dict]:
+    """The quantile functions' call with an ``axis`` tuple written in it: refused at
+    the call (their rules sort along one axis)."""
+    axis = kwargs.get("axis", args[2] if len(args) > 2 else None)
+    if isinstance(axis, Const) and isinstance(axis.value, (tuple, list)):
+        raise Refused("an `axis` tuple is not supported here (the derivative's rules "
+                      "sort along one axis)", "merge those axes into one first: "
+                      "np.reshape(np.moveaxis(a, axes, ...), ...) with axis=-1")
+    return args, kwargs
+
+
 defprim(
     "quantile", np.quantile, "(a, q, axis=None, keepdims=False)", family="reduction",
     note="method 'linear' only; q 0-d or 1-D; axis None or an int; ties ranked by "
     "position (a stable sort), as JAX",
+    canonical=_one_axis,
 )
 
 
@@ -898,6 +910,7 @@ defprim(
     family="reduction",
     note="np.quantile at q / 100: method 'linear' only; q 0-d or 1-D; axis None or "
     "an int; ties ranked by position, as JAX",
+    canonical=_one_axis,
 )
 
 
@@ -977,6 +990,7 @@ defprim(
     family="reduction",
     note="method 'linear' only; q 0-d or 1-D; axis None or an int; NaN skipped and "
     "given no cotangent; ties ranked by position, as JAX",
+    canonical=_one_axis,
 )
 
 
@@ -1043,6 +1057,7 @@ defprim(
     family="reduction",
     note="np.nanquantile at q / 100 (method 'linear'; q 0-d or 1-D; axis None or an "
     "int); NaN skipped and given no cotangent, as JAX",
+    canonical=_one_axis,
 )
 
 
