@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..caches import LRU
-from ..emit.code import compile_module
+from ..emit.code import black_module, compile_module
 from ..emit.forwards import with_forwards
 from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, call_kinds, kind_of
@@ -524,8 +524,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
 def _start_specializing(t: Transformed, sig: Any, entry: FastEntry, text: str, fn: Callable,
                         args: tuple, argnums: tuple[int, ...], free: FreeSnapshot) -> None:
     """Specialize ``t``'s code on a thread, from copies of this call's arguments (the caller may
-    write into its arrays once the call returns) and of the module constants the
-    code read: the second step of a training loop does not wait for it."""
+    write into its arrays once the call returns) and of the module constants the code read."""
     with t._spec_lock:
         job, started = entry.job, entry.job is not None
         if not started:
@@ -536,6 +535,7 @@ def _start_specializing(t: Transformed, sig: Any, entry: FastEntry, text: str, f
         time.sleep(0)  # and a loop of small calls kept it for good without this
         return  # (tests/test_specialize_background.py)
     _RUNNING.add(job)
+    black_module()  # (here: the thread must not be black's first importer, see black_module)
     job.start()
 
 

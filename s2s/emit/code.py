@@ -159,9 +159,12 @@ _BLACK_LOCK = threading.Lock()
 
 def black_module() -> Any:
     """black, imported on first use (the slowest import s2s has) by one thread at a
-    time: the specializer's background thread formats code too, and two threads
-    importing black's compiled modules at once can see one of them half-initialised
-    (``module 'black' has no attribute 'Mode'``, seen in a run)."""
+    time.  The lock orders s2s's own imports only: black is compiled by mypyc, whose
+    module enters ``sys.modules`` before its initialisation ends and without the
+    ``__spec__._initializing`` mark, so any other thread's ``import black`` meanwhile
+    takes the half-made module without waiting (``module 'black' has no attribute
+    'Mode'``).  A thread s2s starts (the specializer's) could race the caller's own
+    ``import black``; the caller imports it before starting one (api/transformed)."""
     if not _BLACK:
         with _BLACK_LOCK:
             if not _BLACK:

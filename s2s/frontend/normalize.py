@@ -340,7 +340,7 @@ class Normalizer:
             _drop_unread_placeholders(body, self.placeholders)
             split_joins(self, body)  # (containers an `if` joins: their leaves)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
-                        self.display).run(body, params + kwonly)
+                        self.display, self.names.fresh).run(body, params + kwonly)
             _check_block_nesting(body)
             check_lowered(self, body)  # (lists read as literals, `p.w += v` in loops)
         except TransformError as err:  # (in a method of yours: as you wrote it)

@@ -141,7 +141,8 @@ class MemoryCheck:
     """
 
     def __init__(self, effects: Effects, lists: set[str], buffers: set[str],
-                 user_name: Callable[[str], str], func: str) -> None:
+                 user_name: Callable[[str], str], func: str,
+                 fresh: Callable[[str], str] | None = None) -> None:
         self.effects = effects
         self.lists = lists  # lists the function built (its elements are its own)
         self.buffers = buffers  # versions of arrays and lists the function made
@@ -149,12 +150,22 @@ class MemoryCheck:
         self.func = func  # the function's name, for errors
         self.where: dict[Any, Any] = {}  # epoch -> the statement that made it
         self.breaks: list[list[State]] = []  # per enclosing loop: states at its breaks
+        self.ranks: dict[str, int] = {}  # arrays whose rank the code says (known_ranks)
+        # ``t = y[0]`` of an array of known rank (a NumPy scalar: NumPy copies it) and
+        # those read after ``y`` changed: made copies in the IR (``np.copy``), for the
+        # transforms read an element of ``y`` as a view, where it is used
+        self.fresh = fresh
+        self.elements: dict[str, Let] = {}
+        self.copied: dict[int, Let] = {}
 
     def run(self, body: list[Stmt], params: list[str]) -> None:
+        self.ranks = known_ranks(body, self.lists)
         state = State()
         for p in params:
             state.own[p] = None
         self.block(body, state)
+        if self.copied:  # (emitted code may spell an element where it is read: a copy)
+            _spelled_as_copies(body, self.copied, self.fresh)
 
     # ---- statements -------------------------------------------------------------
 
@@ -300,6 +311,8 @@ class MemoryCheck:
                     state.items[s.target] = ()
             state.own[s.target] = frozenset({s.target})
         elif self.effects.views(s.prim):
+            if s.prim == "getitem" and self.ranks.get(s.target) == 0:
+                self.elements[s.target] = s  # (NumPy's element of it: a scalar, a copy)
             shape_only = self.effects.shape_only(s.prim)
             state.slots.pop(s.target, None)
             state.items.pop(s.target, None)
@@ -406,6 +419,11 @@ class MemoryCheck:
         root = state.stale(atom.name, only)
         if root is None:
             return
+        if atom.name in self.elements and self.fresh is not None:
+            element = self.elements[atom.name]
+            self.copied[id(element)] = element
+            state.refs[atom.name] = {}  # (a copy, made where it was bound)
+            return
         name = self.display(atom.name)
         epoch = state.epoch.get(root)
         maker = self.where.get(epoch)
@@ -484,3 +502,117 @@ def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         else:
             out[root] = epoch
     return out
+
+
+# primitives whose value has their first operand's rank (a new version of a written
+# array, a copy, an array like it)
+_SAME_RANK = ("identity", "setitem", "add_at", "copy", "zeros_like", "ones_like",
+              "empty_like", "full_like")
+_CONFLICT = -1  # (a name bound with two ranks, or one unknown: no rank)
+
+
+def known_ranks(body: list[Stmt], lists: set[str]) -> dict[str, int]:
+    """The rank of each array whose every binding says it: made with a constant shape
+    (``np.zeros(3)``, ``np.ones((2, 3))``), a new version, copy or element of one.
+    ``y[0]`` of a 1-D ``y`` is a NumPy scalar (a copy), of a 2-D one a row (a view):
+    the memory check tells them apart only where the rank is known here; a name also
+    bound by a loop (its counter, its back edge) or a ``break`` takes those bindings'
+    ranks too, and any unknown one leaves it unknown."""
+    bindings: dict[str, list[Any]] = {}
+    for s in walk(body):
+        if isinstance(s, Let):
+            bindings.setdefault(s.target, []).append(s)
+        elif isinstance(s, For):
+            bindings.setdefault(s.target, []).append(None)
+            for entry, exit_ in s.carried:
+                bindings.setdefault(entry, []).append(Var(exit_))
+        elif isinstance(s, Break):
+            for entry, name in s.copies:
+                bindings.setdefault(entry, []).append(Var(name))
+    ints = _int_names(bindings)
+    ranks: dict[str, int] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, ways in bindings.items():
+            if name in lists or ranks.get(name) == _CONFLICT:
+                continue
+            found = {_rank_of(w, ranks, ints) for w in ways} - {None}
+            rank = found.pop() if len(found) == 1 and _CONFLICT not in found else (
+                _CONFLICT if found else None)
+            if rank is not None and ranks.get(name) != rank:
+                ranks[name] = _CONFLICT if name in ranks else rank
+                changed = True
+    while True:  # (kept: a rank every binding gives, none left unknown)
+        wrong = [name for name, r in ranks.items() if r != _CONFLICT and {
+            _rank_of(w, ranks, ints) for w in bindings[name]} != {r}]
+        if not wrong:
+            return {name: r for name, r in ranks.items() if r != _CONFLICT}
+        ranks.update(dict.fromkeys(wrong, _CONFLICT))
+
+
+def _rank_of(way: Any, ranks: dict[str, int], ints: set[str]) -> int | None:
+    """The rank one binding gives (None: not known yet, from a name not yet ranked;
+    _CONFLICT: not known at all)."""
+    if isinstance(way, Var):
+        return ranks.get(way.name)
+    if not isinstance(way, Let) or not way.args:
+        return _CONFLICT
+    first = way.args[0]
+    if way.prim in ("zeros", "ones", "empty", "full") and isinstance(first, Const):
+        shape = first.value
+        if type(shape) is int:
+            return 1
+        if type(shape) is tuple and all(type(d) is int for d in shape):
+            return len(shape)
+        return _CONFLICT
+    if not isinstance(first, Var):
+        return _CONFLICT
+    if way.prim in _SAME_RANK:
+        return ranks.get(first.name)
+    index = way.params.get("index")
+    if way.prim != "getitem" or not isinstance(index, Index) or index.mask or (
+            index.attribute) or not index.items or first.name not in ranks:
+        return _CONFLICT if first.name in ranks or way.prim != "getitem" else None
+    whole = all(isinstance(i, Const) and type(i.value) is int or isinstance(
+        i, Var) and (i.name in index.ints or i.name in ints) for i in index.items)
+    rank = ranks[first.name]
+    if not whole or rank == _CONFLICT or len(index.items) > rank:
+        return _CONFLICT
+    return rank - len(index.items)
+
+
+def _spelled_as_copies(body: list[Stmt], lets: dict[int, Let], fresh: Any) -> None:
+    """Each of ``lets`` (``t = y[0]``, an element of an array of known rank) made the copy
+    NumPy makes: ``y_0 = y[0]`` then ``t = np.copy(y_0)``, in place in ``body``."""
+    for k in range(len(body) - 1, -1, -1):
+        s = body[k]
+        if isinstance(s, If):
+            _spelled_as_copies(s.body, lets, fresh)
+            _spelled_as_copies(s.orelse, lets, fresh)
+        elif isinstance(s, For):
+            _spelled_as_copies(s.body, lets, fresh)
+        elif isinstance(s, Let) and id(s) in lets:
+            item = fresh(f"{s.target}_item")
+            body[k:k + 1] = [Let(item, "getitem", s.args, s.params, s.loc),
+                             Let(s.target, "copy", (Var(item),), {}, s.loc)]
+
+
+def _int_names(bindings: dict[str, list[Any]]) -> set[str]:
+    """Names that hold Python ints: a loop's counter (``for i in range(n)``; loops over
+    arrays count too) and, bound once, ``i + 1``-like arithmetic of them and int
+    constants."""
+    ints = {name for name, ways in bindings.items() if ways == [None]}
+    changed = True
+    while changed:
+        changed = False
+        for name, ways in bindings.items():
+            s = ways[0]
+            if name in ints or len(ways) != 1 or not isinstance(s, Let) or s.params or (
+                    s.prim not in ("add", "subtract", "multiply", "floor_divide")):
+                continue
+            if all(isinstance(a, Const) and type(a.value) is int or isinstance(
+                    a, Var) and a.name in ints for a in s.args):
+                ints.add(name)
+                changed = True
+    return ints

@@ -139,6 +139,8 @@ class _Convert:
             joined = self.arithmetic(s)
             if joined is not None:
                 return joined
+        if s.prim == "multiply":
+            self.product_of_sequence(s)
         if not reads_arrays(s.prim) or s.prim in _COMPARISONS and all(
                 isinstance(b, Var) and b.name in self.trees for b in s.args):
             return [s]  # (`xs == ys` of two lists: Python's comparison, one bool)
@@ -163,6 +165,36 @@ class _Convert:
             return [s]
         self.changed = True
         return before + [replace(s, args=tuple(args))]
+
+    def product_of_sequence(self, s: Let) -> None:
+        """Refuse ``xs * s`` of a tuple or list argument where Python's ``*`` is no
+        NumPy product: by a number that is no int (Python's TypeError), by another
+        sequence, or by a value the call may pass as a Python int (a repetition, its
+        count known only when the code runs).  A value the transform makes an array
+        (differentiated, batched: ``not_ints``) multiplies as NumPy's product."""
+        kinds = [self._sequence(b) for b in s.args]
+        if all(k is None for k in kinds):
+            return
+        seq, times = (0, 1) if kinds[0] is not None else (1, 0)
+        kind, other = kinds[seq], s.args[times]
+        if isinstance(other, Var) and other.name in self.not_ints and kinds[times] is None:
+            return
+        if isinstance(other, Const) or kinds[times] is not None:
+            of = kinds[times] or type(other.value)
+            raise TransformError(
+                f"can't multiply sequence by non-int of type '{of.__name__}', as Python "
+                "says", s.loc, "multiply an array (`np.asarray(xs) * s`)")
+        what, instead = repeated_by_count(kind)
+        raise TransformError(what, s.loc, instead)
+
+    def _sequence(self, atom: Any) -> type | None:
+        """list or tuple where ``atom`` holds an argument's (or a part of one), else None
+        (a literal here is no operand converted: ``(slice(None),) * k`` keeps Python's
+        meaning in the emitted code)."""
+        if not isinstance(atom, Var):
+            return None
+        tree = self.trees.get(atom.name)
+        return tree.type if tree is not None and tree.type in (list, tuple) else None
 
     def list_times(self, s: Let) -> list[Stmt]:
         """``[a, b] * x`` with ``x`` an argument (or computed from one): NumPy's product
