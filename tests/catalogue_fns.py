@@ -276,6 +276,11 @@ def aliased_iadd(x):
     return np.sum(v * x)
 
 
+class PlainConfig:  # (not a pytree: a SimpleNamespace's fields are read since probe 12)
+    def __init__(self, scale):
+        self.scale = scale
+
+
 def reads_object_attribute(x, cfg):
     return np.sum(cfg.scale * x)  # ERR: cfg
 

@@ -22,7 +22,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Callable
 
 import catalogue_fns as C
@@ -297,7 +296,7 @@ CATALOGUE: list[Kind] = [
          ("upper",), C.uses_string_method,
          hint=r"^\s*Instead: compute the str outside the function"),
     Kind("object-attribute", CALLS, "an attribute of a non-array argument (`cfg.scale`)",
-         _grad_call(C.reads_object_attribute, X, SimpleNamespace(scale=2.0)), Syntax,
+         _grad_call(C.reads_object_attribute, X, C.PlainConfig(2.0)), Syntax,
          ("`.scale`", "not an attribute of NumPy arrays"), C.reads_object_attribute,
          hint=r"^\s*Instead: pass the value as an argument"),
     # -- inputs and outputs ---------------------------------------------------------------

@@ -21,10 +21,10 @@ import numpy as np
 OPAQUE = np.vectorize(abs)
 
 
-def uses_try(x):
-    try:  # ERR
-        y = np.sin(x)
-    except ValueError:
+def uses_try(x):  # (a `try` whose `except` can never run is its no-raise path)
+    try:
+        y = np.log(x)
+    except FloatingPointError:  # ERR
         y = x
     return np.sum(y)
 
@@ -169,7 +169,8 @@ def uses_star_kwargs(x, **options):  # ERR: **options
 
 def uses_chained_assignment(x):
     y = x * 2.0
-    y[0] = b = np.sum(x)  # ERR (`a = b = ...` to names is accepted: `a = ...; b = a`)
+    # (`a = b = ...` to names is accepted: `a = ...; b = a`)
+    y[0] = b = np.sum(x)  # ERR
     return np.sum(y * b)
 
 
