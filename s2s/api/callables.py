@@ -496,6 +496,12 @@ def _is_function(value: Any) -> bool:
     return isinstance(value, _FUNCTION_TYPES)
 
 
+def _strings(value: Any) -> bool:
+    """A tuple of strings (``names=("tanh", "sin")`` walked for ``getattr(np, n)``):
+    the code is made per its strings."""
+    return type(value) is tuple and bool(value) and all(type(v) is str for v in value)
+
+
 def _function_sequence(value: Any) -> bool:
     """A tuple or list of plain functions (``(np.sin, np.tanh)``)."""
     return type(value) in (tuple, list) and bool(value) and all(map(_is_function, value))
@@ -638,7 +644,7 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, (DictKeys, SeqLength, str, int)):  # (the key's own: below)
+            if isinstance(v, (DictKeys, SeqLength, str, int)) or _strings(v):  # (below)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
@@ -651,7 +657,8 @@ class PerFunctionArgs(PerArity):
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.key if isinstance(v, SeqLength) else v
-            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int))),
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int)) or (
+                _strings(v))),
                *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
@@ -715,7 +722,8 @@ class PerFunctionArgs(PerArity):
             if name in self.int_keys and type(value) is int:  # (`d[f"W{i}"]`, `range(n)`
                 out[name] = value  # of a loop building keys: this call's int)
                 continue
-            if name in self.handed and type(value) is str or _function_sequence(value):
+            if name in self.handed and (type(value) is str or _strings(value)) or (
+                    _function_sequence(value)):
                 # (a string: its value; `fs[0](x)`, `for f in fs`: a container's functions)
                 out[name] = value
                 continue

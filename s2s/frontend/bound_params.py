@@ -67,6 +67,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.stmts.assign(target, none)
             n.none_params = getattr(n, "none_params", set()) | {name}
             continue
+        if type(value) is tuple and value and all(type(v) is str for v in value):
+            n.stmts.assign(cst.Name(name), cst.parse_expression(repr(value)))
+            continue  # (`for s in names: getattr(np, s)`: this call's strings)
         if type(value) in (tuple, list):  # (`chain(fs, x)` given (np.sin, np.tanh))
             _bind_sequence(n, name, value, node)
             continue

@@ -81,11 +81,6 @@ EXPECTED: dict[str, str] = {
     # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
     # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
     "chain_from_iterable": "refused",
-    # `operator.neg(x[-1])`: "`operator.neg` (builtin_function_or_method) is not a
-    # function s2s can transform" (`operator.mul`, `operator.truediv` are NumPy's rules)
-    "reduce_operator_mul": "refused",
-    # `while (n := n - 1) >= 0:`: "`:=` is not supported" (a walrus in a `while` test)
-    "walrus_while_countdown": "refused",
     # `match spec: case ("poly", int(k)) if k > 1:` of a tuple default: "this `match`
     # tests `spec`, a value known only when the function runs ... against a capture,
     # sequence, mapping" (a class pattern `int(k)` inside a sequence pattern)
