@@ -33,6 +33,7 @@ from ..frontend.passed_structure import (
     merged_and_deleted,
     spread_names,
 )
+from ..frontend.str_methods import STR_ONLY
 from ..frontend.synthesize import (
     BOUND,
     BoundType,
@@ -582,6 +583,9 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.attr in STR_ONLY:
+            handed.add(node.func.value.id)  # (`spec.split(",")`: per call's string)
     spread, starred = spread_names(defined)
     merged, keys = merged_and_deleted(defined)
     built = set(key_names(fn))  # (`d[f"w{name}"]`: made per call's string)

@@ -24,6 +24,7 @@ from .objects import computed_call, refuse_held_functions
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
+from .str_methods import string_method
 from .targets import target_names
 from .type_info import dtype_type_call
 from .windows import as_islice
@@ -421,6 +422,8 @@ class CallLowerer:
         assert isinstance(func, cst.Attribute)
         base = self.n.exprs.expr(func.value)
         method = func.attr.value
+        if (made := string_method(self.n, node, base, method, target)) is not None:
+            return made  # (`spec.split(",")` of a string known now)
         if isinstance(base, Const):
             made = self.n.pyvalues.constant_method(node, base, method, target)
             if made is not None:

@@ -47,6 +47,11 @@ def named_attribute(fl: Any, node: cst.Call) -> Any:
                                "identifier", "name an attribute the object has")
     attr = cst.Attribute(node.args[0].value, cst.Name(name.value))
     fl.n.desugar.alias_tree(attr, node)
+    root = node.args[0].value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if isinstance(root, cst.Name) and root.value not in fl.n.local_names:
+        fl.n.resolver.resolve_dotted(attr)  # (`getattr(np, "tahn")`: no such attribute)
     return fl.value_of(attr)
 
 

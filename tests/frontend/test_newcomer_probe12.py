@@ -69,12 +69,6 @@ EXPECTED: dict[str, str] = {
     # tuple, list or dict argument can only be indexed with a constant key here" (grad
     # and jit of the function itself run)
     "legendre_list_recurrence": "refused",
-    # `getattr(np, n)(x)` for `n` of a tuple default of strings: "this expression cannot
-    # be resolved when transforming"
-    "getattr_np_names": "refused",
-    # `spec.split(",")` of a string default: "the array method `.split()` is not
-    # supported" (a str parameter is read as an array)
-    "activation_spec_string": "refused",
     # `getattr(self, f"act_{self.kind}")(...)`: "this expression cannot be resolved when
     # transforming" (its `self.kind, self.scale = kind, scale` runs since this probe)
     "getattr_method_fstring": "refused",
