@@ -498,9 +498,11 @@ def _is_function(value: Any) -> bool:
 
 
 def _strings(value: Any) -> bool:
-    """A tuple of strings (``names=("tanh", "sin")`` walked for ``getattr(np, n)``):
-    the code is made per its strings."""
-    return type(value) is tuple and bool(value) and all(type(v) is str for v in value)
+    """A tuple of strings (``names=("tanh", "sin")`` walked for ``getattr(np, n)``),
+    ints among them (``spec=("poly", 3)`` matched on): the code is made per its items
+    (none is a float: no derivative is lost)."""
+    return type(value) is tuple and any(type(v) is str for v in value) and all(
+        type(v) in (str, int) for v in value)
 
 
 def _function_sequence(value: Any) -> bool:

@@ -67,8 +67,10 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.stmts.assign(target, none)
             n.none_params = getattr(n, "none_params", set()) | {name}
             continue
-        if type(value) is tuple and value and all(type(v) is str for v in value):
-            n.stmts.assign(cst.Name(name), cst.parse_expression(repr(value)))
+        if type(value) is tuple and any(type(v) is str for v in value) and all(
+                type(v) in (str, int) for v in value):
+            n.bound_strings = {**getattr(n, "bound_strings", {}), n.env[name]: value}
+            n.bound_literals = {**getattr(n, "bound_literals", {}), name: value}
             continue  # (`for s in names: getattr(np, s)`: this call's strings)
         if type(value) in (tuple, list):  # (`chain(fs, x)` given (np.sin, np.tanh))
             _bind_sequence(n, name, value, node)

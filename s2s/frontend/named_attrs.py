@@ -34,7 +34,9 @@ def named_attribute(fl: Any, node: cst.Call) -> Any:
             return None
     except TransformError:
         return None
-    name = _string(fl.n, fl.n.exprs.expr(node.args[1].value))
+    value = fl.n.comps.static.static_value(node.args[1].value)  # (`names[0]`)
+    name = Const(value, repr(value)) if type(value) is str else _string(
+        fl.n, fl.n.exprs.expr(node.args[1].value))
     if name is None:  # (made per call's strings where a parameter gives it)
         err = fl.n.unsupported(
             node.args[1], "`getattr` of a name known only when the function runs: s2s "

@@ -171,7 +171,10 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
 def _bound_none_first(n: Any, hoisted: list[Any]) -> list[Any]:
     """``name = None`` first for each name ``_run`` found bound on every path only
     over several `if`s (``Normalizer.topbind``)."""
-    first = []
+    first = [cst.parse_statement(f"{name} = {value!r}")  # (a tuple of strings made per
+             for name, value in getattr(n, "bound_literals", {}).items()]  # call: its items)
+    for line in first:
+        n.desugar.alias_tree(line, hoisted[0])
     for name in sorted(getattr(n, "topbind", ())):
         none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                    cst.Name("None"))])

@@ -166,7 +166,10 @@ class StaticReader:
                 return functions
         if isinstance(node, cst.Name) and node.value in self.n.local_names:
             functions = found.items(node) if found is not None else None
-            return functions if functions is not None else self.local_items(node)
+            bound = getattr(self.n, "bound_strings", {}).get(self.n.env.get(node.value))
+            if functions is not None or type(bound) is not tuple:  # (a tuple parameter
+                return functions if functions is not None else self.local_items(node)
+            # of strings made per call: its items, below)
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value] if all(map(spellable, value)) else None
@@ -272,8 +275,9 @@ class StaticReader:
                 if n.value in ("True", "False", "None") or n.value in names:
                     return
                 bound = getattr(comps.n, "bound_strings", {})  # (an int parameter the
-                if type(bound.get(comps.n.env.get(n.value))) is int:  # transform is made
-                    names[n.value] = bound[comps.n.env[n.value]]  # per call for: `range(n)`)
+                if type(bound.get(comps.n.env.get(n.value))) in (int, tuple):  # transform
+                    names[n.value] = bound[comps.n.env[n.value]]  # is made per call for:
+                    # `range(n)`; a tuple of strings, `for s in names: getattr(np, s)`)
                     return
                 aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
                 if n.value in comps.n.local_names and not aliased:  # (`self` of a
