@@ -279,6 +279,9 @@ class StaticReader:
                     names[n.value] = bound[comps.n.env[n.value]]  # is made per call for:
                     # `range(n)`; a tuple of strings, `for s in names: getattr(np, s)`)
                     return
+                if (held := _bound_literal(comps.n, n.value)) is not NOVALUE:
+                    names[n.value] = held  # (`spec=("poly", 3)` made per call)
+                    return
                 aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
                 if n.value in comps.n.local_names and not aliased:  # (`self` of a
                     ok[0] = False  # method bound to an object reads as the object)
@@ -352,6 +355,17 @@ class StaticReader:
 
     def _pair(self, first: Any, second: Any) -> Any:
         return cst.Tuple([cst.Element(first), cst.Element(second)])
+
+
+def _bound_literal(n: Any, name: str) -> Any:
+    """The tuple of strings a parameter holds where the transform is made per call's
+    tuple (``bound_params``: written first as a literal), while it is not rebound."""
+    value = getattr(n, "bound_literals", {}).get(name, NOVALUE)
+    let = n.lets.get(n.env.get(name, "")) if value is not NOVALUE else None
+    if let is None or let.prim != "make_tuple" or let.params or tuple(
+            a.value if isinstance(a, Const) else NOVALUE for a in let.args) != value:
+        return NOVALUE
+    return value
 
 
 def spellable(value: Any) -> bool:

@@ -75,10 +75,6 @@ EXPECTED: dict[str, str] = {
     # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
     # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
     "chain_from_iterable": "refused",
-    # `match spec: case ("poly", int(k)) if k > 1:` of a tuple default: "this `match`
-    # tests `spec`, a value known only when the function runs ... against a capture,
-    # sequence, mapping" (a class pattern `int(k)` inside a sequence pattern)
-    "match_tuple_guard": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
