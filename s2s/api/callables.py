@@ -27,13 +27,13 @@ import numpy as np
 from .. import syntax
 from ..errors import TransformError
 from ..frontend.passed_structure import (
+    STR_ONLY,
     int_key_names,
     item_keys,
     key_names,
     merged_and_deleted,
     spread_names,
 )
-from ..frontend.str_methods import STR_ONLY
 from ..frontend.synthesize import (
     BOUND,
     BoundType,

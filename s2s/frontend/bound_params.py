@@ -108,6 +108,16 @@ def _read_dict_items(n: Any, name: str, items: tuple, node: Any) -> None:
             n.dicts.keys[atom.name] = tuple(keys)
 
 
+def literal_lines(n: Any, old: Any) -> list[Any]:
+    """``names = ("tanh", "sin")`` first, for each parameter bound to a tuple of
+    strings (ints among them) made per call: its items are known in the body."""
+    lines = [cst.parse_statement(f"{name} = {value!r}")
+             for name, value in getattr(n, "bound_literals", {}).items()]
+    for line in lines:
+        n.desugar.alias_tree(line, old)
+    return lines
+
+
 def _bind_sequence(n: Any, name: str, value: Any, node: Any) -> None:
     """A parameter given a tuple or list of functions: a container of them
     (``fncontainers.py``), each item spelled as one function parameter's is."""

@@ -38,7 +38,7 @@ from ..ir.nodes import (
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
-from .bound_params import bind_parameter_functions
+from .bound_params import bind_parameter_functions, literal_lines
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .carried_records import split_joins
@@ -171,10 +171,7 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
 def _bound_none_first(n: Any, hoisted: list[Any]) -> list[Any]:
     """``name = None`` first for each name ``_run`` found bound on every path only
     over several `if`s (``Normalizer.topbind``)."""
-    first = [cst.parse_statement(f"{name} = {value!r}")  # (a tuple of strings made per
-             for name, value in getattr(n, "bound_literals", {}).items()]  # call: its items)
-    for line in first:
-        n.desugar.alias_tree(line, hoisted[0])
+    first = literal_lines(n, hoisted[0])  # (`names=("a", "b")` made per call)
     for name in sorted(getattr(n, "topbind", ())):
         none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                    cst.Name("None"))])

@@ -108,12 +108,18 @@ def plain_key_names(defined: Any) -> set[str]:
             and isinstance(node.slice, ast.Name) and node.slice.id in stringy}
 
 
+# str's methods that return strings, lists of them or bools, with no array namesake
+STR_ONLY = frozenset({
+    "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "casefold",
+    "title", "capitalize", "startswith", "endswith", "replace", "removeprefix",
+    "removesuffix", "isdigit", "isalpha", "isalnum", "isidentifier",
+    "rpartition", "splitlines", "zfill", "center", "ljust", "rjust", "format"})
+
+
 def string_read_names(defined: Any) -> set[str]:
     """The names a str method is called on (``spec.split(",")``) or ``getattr`` reads
     an attribute by (``getattr(np, act)``): given a string, the transform is made per
     call's string, so the method's value or the attribute is known then."""
-    from .str_methods import STR_ONLY  # (its layer: deferred, as DefaultKeysVar)
-
     out = set()
     for node in ast.walk(defined):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (

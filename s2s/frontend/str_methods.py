@@ -14,20 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import libcst as cst
-import numpy as np
 
 from ..ir.nodes import Const, Var
 from .literals import known
+from .passed_structure import STR_ONLY
 
 __all__ = ["STR_ONLY", "string_method"]
 
-# str's methods that return strings, lists of them or bools, with no array namesake
-STR_ONLY = frozenset({
-    "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "casefold",
-    "title", "capitalize", "startswith", "endswith", "replace", "removeprefix",
-    "removesuffix", "isdigit", "isalpha", "isalnum", "isidentifier",
-    "rpartition", "splitlines", "zfill", "center", "ljust", "rjust", "format"})
-assert not STR_ONLY & set(dir(np.ndarray))  # (`x.partition(k)` is an array's)
 
 
 def string_method(n: Any, node: cst.Call, base: Any, method: str,
