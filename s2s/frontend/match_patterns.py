@@ -80,10 +80,8 @@ def _no_case(match: cst.Match, alias: Any) -> cst.Else:
     """A ``match`` on an array's shape with no case for every rank: an array of
     another rank raises (``ValueError``) where the code runs, never goes on with
     values no case wrote (Python goes on past the ``match``; a name its cases bind
-    is then unbound)."""
-    text = cst.Module([]).code_for_node(match.subject)
-    raising = cst.parse_statement(
-        f"raise ValueError({f'no case of this `match {text}:` matches the array: s2s needs one that does'!r})")
+    is then unbound; the line quoted is the ``match``'s)."""
+    raising = cst.parse_statement('raise ValueError("no `match` case for this shape")')
     _alias_all(raising, match, alias, keep=None)
     return cst.Else(cst.IndentedBlock([raising]))
 

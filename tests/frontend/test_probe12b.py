@@ -89,7 +89,7 @@ def test_match_tuple_guard_and_shape() -> None:
     g = s2s.grad(F.match_shape)
     for x in (X4, X4.reshape(2, 2)):
         np.testing.assert_allclose(g(x), fd_grad(F.match_shape, (x,), 1e-6), 1e-6, 1e-8)
-    with pytest.raises(ValueError, match="no case"):
+    with pytest.raises(ValueError, match="no `match` case"):
         g(np.ones((2, 2, 1)))
 
 
