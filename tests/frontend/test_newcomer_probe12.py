@@ -69,8 +69,9 @@ EXPECTED: dict[str, str] = {
     # tuple, list or dict argument can only be indexed with a constant key here" (grad
     # and jit of the function itself run)
     "legendre_list_recurrence": "refused",
-    # `getattr(self, f"act_{self.kind}")(...)`: "this expression cannot be resolved when
-    # transforming" (its `self.kind, self.scale = kind, scale` runs since this probe)
+    # `getattr(self, f"act_{self.kind}")(...)`: "an f-string of values known only when
+    # the function runs" (`self.kind` of an object built in the function is read where
+    # the code runs; `getattr(np, name)` of a name known now runs since probe 12b)
     "getattr_method_fstring": "refused",
     # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
     # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
