@@ -37,10 +37,12 @@ def uses_dict_comprehension(x):
 
 
 def uses_match(x):
-    # A sequence pattern on a shape: decided only where the subject is known now.
-    match x.shape:  # ERR
-        case (n,):
-            y = x * n
+    # A sequence pattern on a value computed when it runs: decided only where the
+    # subject is known now (an array's shape is tested where it runs: probe 12b).
+    s = np.sum(x)
+    match s:  # ERR
+        case (a, b):
+            y = x * a + b
         case _:
             y = x.ravel()
     return np.sum(y)
@@ -135,7 +137,7 @@ def uses_tolist(x):
 
 
 def uses_string_method(x):
-    s = "abc".upper()  # ERR: upper
+    s = "abc".encode()  # ERR: encode
     return np.sum(x)
 
 

@@ -265,7 +265,7 @@ REFUSED = [
     (F.aug_parameter_alias, "x += 1.0", "another name, view or list"),
     (F.walrus_after_read, "(a := 2.0)", ":="),
     (F.walrus_in_ifexp, "(t := s * 2.0)", ":="),
-    (F.walrus_in_while, "while (k := k + 1)", ":="),
+    # (`while (k := k + 1) < 4:` runs since probe 12b: tests/frontend/test_probe12b.py)
 ]
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from .. import syntax
 from ..errors import TransformError
 from ..frontend.passed_structure import (
+    STR_ONLY,
     int_key_names,
     item_keys,
     key_names,
@@ -496,6 +497,14 @@ def _is_function(value: Any) -> bool:
     return isinstance(value, _FUNCTION_TYPES)
 
 
+def _strings(value: Any) -> bool:
+    """A tuple of strings (``names=("tanh", "sin")`` walked for ``getattr(np, n)``),
+    ints among them (``spec=("poly", 3)`` matched on): the code is made per its items
+    (none is a float: no derivative is lost)."""
+    return type(value) is tuple and any(type(v) is str for v in value) and all(
+        type(v) in (str, int) for v in value)
+
+
 def _function_sequence(value: Any) -> bool:
     """A tuple or list of plain functions (``(np.sin, np.tanh)``)."""
     return type(value) in (tuple, list) and bool(value) and all(map(_is_function, value))
@@ -576,6 +585,9 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.attr in STR_ONLY:
+            handed.add(node.func.value.id)  # (`spec.split(",")`: per call's string)
     spread, starred = spread_names(defined)
     merged, keys = merged_and_deleted(defined)
     built = set(key_names(fn))  # (`d[f"w{name}"]`: made per call's string)
@@ -638,7 +650,7 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, (DictKeys, SeqLength, str, int)):  # (the key's own: below)
+            if isinstance(v, (DictKeys, SeqLength, str, int)) or _strings(v):  # (below)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
@@ -651,7 +663,8 @@ class PerFunctionArgs(PerArity):
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.key if isinstance(v, SeqLength) else v
-            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int))),
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int)) or (
+                _strings(v))),
                *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
@@ -715,7 +728,8 @@ class PerFunctionArgs(PerArity):
             if name in self.int_keys and type(value) is int:  # (`d[f"W{i}"]`, `range(n)`
                 out[name] = value  # of a loop building keys: this call's int)
                 continue
-            if name in self.handed and type(value) is str or _function_sequence(value):
+            if name in self.handed and (type(value) is str or _strings(value)) or (
+                    _function_sequence(value)):
                 # (a string: its value; `fs[0](x)`, `for f in fs`: a container's functions)
                 out[name] = value
                 continue

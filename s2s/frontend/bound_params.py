@@ -75,6 +75,11 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.stmts.assign(target, none)
             n.none_params = getattr(n, "none_params", set()) | {name}
             continue
+        if type(value) is tuple and any(type(v) is str for v in value) and all(
+                type(v) in (str, int) for v in value):
+            n.bound_strings = {**getattr(n, "bound_strings", {}), n.env[name]: value}
+            n.bound_literals = {**getattr(n, "bound_literals", {}), name: value}
+            continue  # (`for s in names: getattr(np, s)`: this call's strings)
         if type(value) in (tuple, list):  # (`chain(fs, x)` given (np.sin, np.tanh))
             _bind_sequence(n, name, value, node)
             continue
@@ -109,6 +114,16 @@ def _read_dict_items(n: Any, name: str, items: tuple, node: Any) -> None:
     for atom, keys in zip(let.args if let is not None else (), items):
         if isinstance(atom, Var):
             n.dicts.keys[atom.name] = tuple(keys)
+
+
+def literal_lines(n: Any, old: Any) -> list[Any]:
+    """``names = ("tanh", "sin")`` first, for each parameter bound to a tuple of
+    strings (ints among them) made per call: its items are known in the body."""
+    lines = [cst.parse_statement(f"{name} = {value!r}")
+             for name, value in getattr(n, "bound_literals", {}).items()]
+    for line in lines:
+        n.desugar.alias_tree(line, old)
+    return lines
 
 
 def _bind_sequence(n: Any, name: str, value: Any, node: Any) -> None:

@@ -24,6 +24,7 @@ from .objects import computed_call, refuse_held_functions, with_nested
 from .resolve import expression_advice
 from .sequences import as_array, carried
 from .shape_strings import shape_method
+from .str_methods import string_method
 from .targets import target_names
 from .type_info import dtype_type_call
 from .windows import as_islice
@@ -421,11 +422,11 @@ class CallLowerer:
         assert isinstance(func, cst.Attribute)
         base = self.n.exprs.expr(func.value)
         method = func.attr.value
-        if isinstance(base, Const):
-            made = self.n.pyvalues.constant_method(node, base, method, target)
-            if made is not None:
-                return made
-        if made := shape_method(self.n, node, base, method, target) or dtype_type_call(
+        if isinstance(base, Const) and (made := self.n.pyvalues.constant_method(
+                node, base, method, target)) is not None:
+            return made
+        if made := string_method(self.n, node, base, method, target) or shape_method(
+                self.n, node, base, method, target) or dtype_type_call(  # (`s.split(",")`,
                 self.n, node, base, method, target) or (  # (`tag.count(",")`, `d.type(v)`;
                 method == "get" and kwdicts.get(self.n, node, base, target)):  # `kw.get(k)`)
             return made

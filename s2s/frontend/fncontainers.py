@@ -27,6 +27,7 @@ from .desugar import lower_in_place
 from .dicts import _jumps, assigned_names
 from .fnslices import unroll_run_time_slice
 from .fnvalues import FnValue
+from .named_attrs import getattr_reads
 from .source import literal_value
 from .static import NOVALUE
 
@@ -330,7 +331,8 @@ class FunctionContainers:
         if not functions and not text and not _formats(node.body, {
                 name for name in tables[0] if all(isinstance(
                     t[name], (cst.Integer, cst.SimpleString)) for t in tables)}) \
-                and not _keys_from(node, set(tables[0])):
+                and not _keys_from(node, set(tables[0])) and not getattr_reads(
+                    node.body, set(tables[0])):
             return False
         if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
                 node.body)):

@@ -46,6 +46,7 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read, nested_locals
+from .named_attrs import named_attribute
 from .nested_types import typed
 from .object_fields import method_value, plain_callee
 from .objects import is_instance_self, passing_objects, self_method
@@ -109,7 +110,7 @@ class FunctionLowerer:
         if isinstance(node, cst.IfExp):
             return self._choice(node)
         if isinstance(node, cst.Call):
-            return self._made_by_call(node)
+            return named_attribute(self, node) or self._made_by_call(node)
         return containers(self.n).item(node) if isinstance(node, cst.Subscript) else None
 
     def of_object(self, obj: Any, text: str, node: Any) -> FnValue | None:

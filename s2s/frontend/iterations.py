@@ -48,7 +48,7 @@ from .dicts import assigned_names
 from .kept_zips import kept_zips
 from .sorted_values import evaluated_part, hoist_sorted
 from .vectorized import Vectorized
-from .walrus import hoisted, scan
+from .walrus import hoisted, scan, while_loop
 
 _STOP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _PURE_CALLS = (builtins.range, builtins.len)
@@ -89,6 +89,8 @@ class Iterations:
                 out += self._for(node)
             elif isinstance(node, cst.If):
                 out += hoisted(self, node, node.test, lambda new: node.with_changes(test=new))
+            elif isinstance(node, cst.While):
+                out += while_loop(self, node)
             elif isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
                 out += self._line(node)
             else:

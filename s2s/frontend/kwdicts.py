@@ -62,6 +62,10 @@ def decide(n: Any, node: Any) -> bool | None:
 def _structural(n: Any, node: Any) -> Any:
     if (typed := type_test(n, node)) is not NOVALUE:  # (`isinstance(scale, int)`)
         return typed
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and (
+            node.value.value in getattr(n, "bound_literals", {})) and (
+            item := n.comps.static.static_value(node)) is not NOVALUE:
+        return item  # (`spec[1] > 1` of a tuple `spec=("poly", 3)` made per call)
     keys = keys_of(n, node)
     if keys is not None and not named_tuple_of(n, node):  # (`"k" in kw` tests its
         # keys, `not kw` that it has none; `in` over a NamedTuple, its values)

@@ -65,7 +65,8 @@ def pattern_chain(match: cst.Match, cases: dict, alias: Any) -> Any:
         for line in assigns:
             _alias_all(line, case, alias, keep=subject)
         bodies.append(case.body.with_changes(body=[*assigns, *case.body.body]))
-    chain: Any = None
+    chain: Any = _no_case(match, alias) if tests[-1] is not None and isinstance(
+        subject, cst.Attribute) and subject.attr.value == "shape" else None
     for test, body, case in reversed(list(zip(tests, bodies, match.cases))):
         chain = cst.Else(body) if test is None else cst.If(test, body, chain)
         alias(chain, case)
@@ -73,6 +74,16 @@ def pattern_chain(match: cst.Match, cases: dict, alias: Any) -> Any:
         chain = cst.If(cst.Name("True"), chain.body)
     alias(chain, match)
     return chain
+
+
+def _no_case(match: cst.Match, alias: Any) -> cst.Else:
+    """A ``match`` on an array's shape with no case for every rank: an array of
+    another rank raises (``ValueError``) where the code runs, never goes on with
+    values no case wrote (Python goes on past the ``match``; a name its cases bind
+    is then unbound; the line quoted is the ``match``'s)."""
+    raising = cst.parse_statement('raise ValueError("no `match` case for this shape")')
+    _alias_all(raising, match, alias, keep=None)
+    return cst.Else(cst.IndentedBlock([raising]))
 
 
 def verdict(n: Any, name: str) -> Any:
@@ -136,6 +147,7 @@ class _Dict:
 
 
 _UNKNOWN = object()  # (an array, or a number computed where the code runs)
+_SHAPE = object()  # (an array's shape: a tuple whose length is the array's rank)
 
 
 def _view(n: Any, node: Any) -> Any:
@@ -145,6 +157,8 @@ def _view(n: Any, node: Any) -> Any:
     value = n.comps.static.static_value(node)
     if value is not NOVALUE:
         return value
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return _SHAPE  # (`match x.shape: case (n, m):`: its length tested where it runs)
     try:
         seen = _atom_view(n, n.exprs.expr(node))
     except Exception:  # (not readable so: not a structure known now)
@@ -279,6 +293,8 @@ def _is_key_read(node: Any) -> bool:
 def _sequence(n: Any, view: Any, pattern: Any, node: Any) -> Any:
     if isinstance(view, np.ndarray):
         return None
+    if view is _SHAPE:
+        return _shape(n, pattern, node)
     if isinstance(view, _Seq):
         length = view.length
     elif isinstance(view, (tuple, list)):
@@ -298,6 +314,23 @@ def _sequence(n: Any, view: Any, pattern: Any, node: Any) -> Any:
         parts.append((_item(n, view, index), element.value,
                       _index(node, cst.Integer(str(index)))))
     return _together(n, parts)
+
+
+def _shape(n: Any, pattern: Any, node: Any) -> Any:
+    """A sequence pattern against an array's shape: the test of its length where the
+    code runs (``len(x.shape) == 2``), and of each item's pattern (``case (3, n)``:
+    ``x.shape[0] == 3``; a capture or ``_``: none)."""
+    elements = list(pattern.patterns)
+    star = [k for k, e in enumerate(elements) if isinstance(e, cst.MatchStar)]
+    if star:
+        return None
+    length = cst.Comparison(cst.Call(cst.Name("len"), [cst.Arg(node)]), [
+        cst.ComparisonTarget(cst.Equal(), cst.Integer(str(len(elements))))])
+    parts = _together(n, [(_UNKNOWN, e.value, _index(node, cst.Integer(str(k))))
+                          for k, e in enumerate(elements)])
+    if parts is None or parts is False:
+        return parts
+    return [length] + ([] if parts is True else [_parens(t) for t in parts])
 
 
 def _class(n: Any, view: Any, pattern: cst.MatchClass, node: Any) -> Any:

@@ -26,7 +26,7 @@ from ..ir.nodes import Atom, Break, Const, For, Function, If, Index, Let, Return
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
-from .bound_params import bind_parameter_functions, ints_bound
+from .bound_params import bind_parameter_functions, ints_bound, literal_lines
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .carried_records import split_joins
@@ -160,7 +160,7 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
 def _bound_none_first(n: Any, hoisted: list[Any]) -> list[Any]:
     """``name = None`` first for each name ``_run`` found bound on every path only
     over several `if`s (``Normalizer.topbind``)."""
-    first = []
+    first = literal_lines(n, hoisted[0])  # (`names=("a", "b")` made per call)
     for name in sorted(getattr(n, "topbind", ())):
         none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                    cst.Name("None"))])

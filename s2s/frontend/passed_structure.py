@@ -108,6 +108,37 @@ def plain_key_names(defined: Any) -> set[str]:
             and isinstance(node.slice, ast.Name) and node.slice.id in stringy}
 
 
+# str's methods that return strings, lists of them or bools, with no array namesake
+STR_ONLY = frozenset({
+    "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "casefold",
+    "title", "capitalize", "startswith", "endswith", "replace", "removeprefix",
+    "removesuffix", "isdigit", "isalpha", "isalnum", "isidentifier",
+    "rpartition", "splitlines", "zfill", "center", "ljust", "rjust", "format"})
+
+
+def string_read_names(defined: Any) -> set[str]:
+    """The names a str method is called on (``spec.split(",")``) or ``getattr`` reads
+    an attribute by (``getattr(np, act)``): given a string, the transform is made per
+    call's string, so the method's value or the attribute is known then."""
+    out = set()
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                isinstance(node.func.value, ast.Name)) and node.func.attr in STR_ONLY:
+            out.add(node.func.value.id)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id == "getattr") and len(node.args) == 2 and isinstance(
+                node.args[1], ast.Name):
+            out.add(node.args[1].id)
+    return out
+
+
+def literal_tuple(value: Any) -> bool:
+    """A tuple of strings, ints among them (``names=("tanh", "sin")``, ``spec=("poly",
+    3)``): code is made per its items (none a float: no derivative is lost)."""
+    return type(value) is tuple and any(type(v) is str for v in value) and all(
+        type(v) in (str, int) for v in value)
+
+
 def _string_built(node: Any) -> bool:
     """An f-string of plain names (``f"w{name}"``), or a ``+`` of such names and
     string constants with at least one string constant or f-string in it."""
@@ -177,7 +208,7 @@ def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[
             mapped, sequenced = matched_names(defined)
             double, single = double | mapped, single | sequenced
             keys |= _keys_handed_on(fn, defined) | key_built_names(defined) | (
-                plain_key_names(defined))
+                plain_key_names(defined)) | string_read_names(defined)
             found = (frozenset(merged | double), frozenset(keys), frozenset(single))
         _NAMES[code] = found
     return found
@@ -300,7 +331,10 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
         name: SeqLength(len(p.default), items) for name, p in signature.parameters.items()
         if name not in bound and type(p.default) in (tuple, list) and (
             items := item_keys(p.default)) is not None}
-    if not (merged or keys or starred or found):
+    literal = {name: p.default for name, p in signature.parameters.items()
+               if name not in bound and (literal_tuple(p.default) or type(
+                   p.default) is str and name in keys)}  # (`names=("a",)`, `spec="a,b"`)
+    if not (merged or keys or starred or found or literal):
         return fn
     if found:  # (their keys decide the copy: a change in place makes the code again)
         from .resolve import DefaultKeysVar  # (libcst: deferred: `import s2s` loads this)
@@ -308,6 +342,7 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
         for name in found:
             kind = signature.parameters[name].kind
             n.resolver.depends_on(DefaultKeysVar(fn, name, kind is kind.KEYWORD_ONLY), node)
+    found.update(literal)
     found.update({name: SeqLength(len(p.default)) for name, p in signature.parameters.items()
                   if found and name in starred and name not in bound and name not in found
                   and type(p.default) in (tuple, list)})  # (`match mode: case ("sgd", _)`)
@@ -331,7 +366,7 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
             "where that would change the dict this call passes (and its gradient reads)",
             f"copy it first in `{fn.__name__}` (`{changed[0]} = dict({changed[0]})`), or "
             "delete in the function you transform")
-    key = (fn, tuple(sorted((k, v if isinstance(v, (str, int)) else v.keys if isinstance(
+    key = (fn, tuple(sorted((k, v if isinstance(v, (str, int, tuple)) else v.keys if isinstance(
         v, DictKeys) else ("length", v.n, v.items)) for k, v in found.items())))
     copy = _COPIES.get(key)
     if copy is None:

@@ -166,7 +166,10 @@ class StaticReader:
                 return functions
         if isinstance(node, cst.Name) and node.value in self.n.local_names:
             functions = found.items(node) if found is not None else None
-            return functions if functions is not None else self.local_items(node)
+            bound = getattr(self.n, "bound_strings", {}).get(self.n.env.get(node.value))
+            if functions is not None or type(bound) is not tuple:  # (a tuple parameter
+                return functions if functions is not None else self.local_items(node)
+            # of strings made per call: its items, below)
         if (sliced := self.local_slice(node)) is not None:
             return sliced
         value = self.static_value(node)
@@ -292,8 +295,12 @@ class StaticReader:
                 if n.value in ("True", "False", "None") or n.value in names:
                     return
                 bound = getattr(comps.n, "bound_strings", {})  # (an int parameter the
-                if type(bound.get(comps.n.env.get(n.value))) is int:  # transform is made
-                    names[n.value] = bound[comps.n.env[n.value]]  # per call for: `range(n)`)
+                if type(bound.get(comps.n.env.get(n.value))) in (int, tuple):  # transform
+                    names[n.value] = bound[comps.n.env[n.value]]  # is made per call for:
+                    # `range(n)`; a tuple of strings, `for s in names: getattr(np, s)`)
+                    return
+                if (held := _bound_literal(comps.n, n.value)) is not NOVALUE:
+                    names[n.value] = held  # (`spec=("poly", 3)` made per call)
                     return
                 aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
                 if n.value in comps.n.local_names and not aliased:  # (`self` of a
@@ -368,6 +375,17 @@ class StaticReader:
 
     def _pair(self, first: Any, second: Any) -> Any:
         return cst.Tuple([cst.Element(first), cst.Element(second)])
+
+
+def _bound_literal(n: Any, name: str) -> Any:
+    """The tuple of strings a parameter holds where the transform is made per call's
+    tuple (``bound_params``: written first as a literal), while it is not rebound."""
+    value = getattr(n, "bound_literals", {}).get(name, NOVALUE)
+    let = n.lets.get(n.env.get(name, "")) if value is not NOVALUE else None
+    if let is None or let.prim != "make_tuple" or let.params or tuple(
+            a.value if isinstance(a, Const) else NOVALUE for a in let.args) != value:
+        return NOVALUE
+    return value
 
 
 def spellable(value: Any) -> bool:

@@ -9,6 +9,14 @@ runs these)::
                                             h = f(h, v_1)
                                             hs.append(h)
 
+    while (n := n - 1) >= 0:            n = n - 1
+        body                    ->      while n >= 0:
+                                            body
+                                            n = n - 1
+
+(a ``while`` whose body has a ``continue`` of its own is left as it was: the ``:=``
+must run before each test).
+
 A ``:=`` under ``and``/``or``/``x if c else y``, a lambda or a comprehension's ``if``,
 one inside another's value, or a statement reading the name outside the ``:=`` is
 left as it was (refused, located: "`:=` is not supported")."""
@@ -22,7 +30,7 @@ import libcst as cst
 from .comprehensions import substitute
 from .targets import target_names
 
-__all__ = ["hoisted", "scan"]
+__all__ = ["hoisted", "scan", "while_loop"]
 
 
 def hoisted(iters: Any, stmt: Any, expr: Any, rebuild: Any) -> list[Any]:
@@ -40,6 +48,37 @@ def hoisted(iters: Any, stmt: Any, expr: Any, rebuild: Any) -> list[Any]:
                                       iters.n.desugar.alias)))
     iters.n.desugar.alias(new, stmt)
     return before + [new]
+
+def while_loop(iters: Any, loop: cst.While) -> list[Any]:
+    """``while (n := n - 1) >= 0: body``: the ``:=`` bound before the loop and again
+    at the end of its body (Python evaluates the test before each pass)."""
+    new = hoisted(iters, loop, loop.test, lambda test: loop.with_changes(test=test))
+    if len(new) == 1 or _continues(loop.body):
+        return [loop]
+    *before, head = new
+    again = hoisted(iters, loop, loop.test, lambda test: test)[:-1]
+    body = head.body.with_changes(body=[*head.body.body, *again])
+    iters.n.desugar.alias(body, loop.body)
+    out = head.with_changes(body=body)
+    iters.n.desugar.alias(out, loop)
+    return [*before, out]
+
+
+def _continues(body: Any) -> bool:
+    """A ``continue`` of the loop itself (not a nested loop's or function's)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Continue(self, n: cst.Continue) -> None:
+            found.append(n)
+
+        def on_visit(self, n: Any) -> bool:
+            return not isinstance(n, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef,
+                                      cst.Lambda)) and super().on_visit(n)
+
+    body.visit(Finder())
+    return bool(found)
+
 
 def scan(iters: Any, line: Any, name: cst.Name, comp: cst.ListComp) -> list[Any] | None:
     """``hs = [(h := f(h, v)) for v in xs if c]``: the loop it is, appending to

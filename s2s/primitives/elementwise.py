@@ -7,6 +7,7 @@ than the input (``exp``, ``tanh``, ``sqrt``) the rule reads ``ans``.
 
 import ast
 import math
+import operator
 
 import numpy as np
 
@@ -263,7 +264,7 @@ defprim(
     np.absolute,
     "(x)",
     family="elementwise",
-    aliases=(abs,),
+    aliases=(abs, operator.abs),
     note="abs'(0) = 1, JAX's convention for real x, and +-1 at +-inf as JAX's (not "
     "inf / inf); of a complex x the derivative is conj(x) / |x| (JAX's convention), "
     "also 1 at x = 0 where JAX's is 0; at a real NaN it is -1, JAX's (so a cotangent "
@@ -302,7 +303,8 @@ def _negative_spelling(args, params):
     return f"-{args[0]}"
 
 
-defprim("negative", np.negative, "(x)", family="elementwise", spelling=_negative_spelling)
+defprim("negative", np.negative, "(x)", family="elementwise", spelling=_negative_spelling,
+        aliases=(operator.neg,))
 
 
 @defvjp("negative")
@@ -313,7 +315,8 @@ def negative_vjp(g, ans, x):
 deflinear("negative", "x")
 
 
-defprim("positive", np.positive, "(x)", family="elementwise", spelling=prefix("+"))
+defprim("positive", np.positive, "(x)", family="elementwise", spelling=prefix("+"),
+        aliases=(operator.pos,))
 
 
 @defvjp("positive")

@@ -69,27 +69,13 @@ EXPECTED: dict[str, str] = {
     # tuple, list or dict argument can only be indexed with a constant key here" (grad
     # and jit of the function itself run)
     "legendre_list_recurrence": "refused",
-    # `getattr(np, n)(x)` for `n` of a tuple default of strings: "this expression cannot
-    # be resolved when transforming"
-    "getattr_np_names": "refused",
-    # `spec.split(",")` of a string default: "the array method `.split()` is not
-    # supported" (a str parameter is read as an array)
-    "activation_spec_string": "refused",
-    # `getattr(self, f"act_{self.kind}")(...)`: "this expression cannot be resolved when
-    # transforming" (its `self.kind, self.scale = kind, scale` runs since this probe)
+    # `getattr(self, f"act_{self.kind}")(...)`: "an f-string of values known only when
+    # the function runs" (`self.kind` of an object built in the function is read where
+    # the code runs; `getattr(np, name)` of a name known now runs since probe 12b)
     "getattr_method_fstring": "refused",
     # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
     # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
     "chain_from_iterable": "refused",
-    # `operator.neg(x[-1])`: "`operator.neg` (builtin_function_or_method) is not a
-    # function s2s can transform" (`operator.mul`, `operator.truediv` are NumPy's rules)
-    "reduce_operator_mul": "refused",
-    # `while (n := n - 1) >= 0:`: "`:=` is not supported" (a walrus in a `while` test)
-    "walrus_while_countdown": "refused",
-    # `match spec: case ("poly", int(k)) if k > 1:` of a tuple default: "this `match`
-    # tests `spec`, a value known only when the function runs ... against a capture,
-    # sequence, mapping" (a class pattern `int(k)` inside a sequence pattern)
-    "match_tuple_guard": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
