@@ -13,20 +13,11 @@ from __future__ import annotations
 import callee_fresh_fns as F
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax, jnp
+from support import HAVE_JAX, central_grad, jax, jnp
 
 import s2s
 
 A = np.random.default_rng(23).normal(size=(3, 3, 3))
-
-
-def fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 @pytest.mark.every_case
@@ -35,11 +26,11 @@ def test_jacrev_and_vmap_of_grad_run_and_match(name) -> None:
     f = getattr(F, name)
     for call in range(1, 4):
         x = A * (1.0 + 0.2 * call) - 0.1 * call
-        want = fd_grad(f, x)
+        want = central_grad(f, x)
         np.testing.assert_allclose(s2s.grad(f)(x), want, rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(s2s.jacrev(f)(x), want, rtol=1e-6, atol=1e-7)
         batch = s2s.vmap(s2s.grad(f))(np.stack([x, -x]))
-        np.testing.assert_allclose(batch[1], fd_grad(f, -x), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(batch[1], central_grad(f, -x), rtol=1e-6, atol=1e-7)
 
 
 def _row_and_column_jax(a):
@@ -87,5 +78,5 @@ def test_a_callee_returning_its_argument_still_shares_it(name, args) -> None:
         assert "memory" in str(e) or "changed in place" in str(e), str(e)
         assert "<s2s" not in str(e)
     else:
-        np.testing.assert_allclose(got, fd_grad(lambda x: f(x, *args), A), rtol=1e-6,
+        np.testing.assert_allclose(got, central_grad(lambda x: f(x, *args), A), rtol=1e-6,
                                    atol=1e-8)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import separated_index_fns as F
 import separated_index_write_fns as WF
-from support import HAVE_JAX, jax, jax_twin
+from support import HAVE_JAX, central_grad, jax, jax_twin
 
 import s2s
 
@@ -24,15 +24,6 @@ BATCH = np.random.default_rng(32).normal(size=(4, 3, 3, 3))
 READS = ["arr_slice_int", "int_slice_arr", "arr_int_arr", "arr_slice_arr",
          "mask_slice_int", "none_between"]
 WRITES = ["set_batched_value", "set_constant_rows", "add_into"]
-
-
-def fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 @pytest.mark.every_case
@@ -51,8 +42,8 @@ def test_writes_under_vmap_of_grad_and_jacrev(name) -> None:
     f = getattr(WF, name)
     got = s2s.vmap(s2s.grad(f))(BATCH[:2])
     for x, g in zip(BATCH[:2], got):
-        np.testing.assert_allclose(g, fd_grad(f, x), rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(s2s.jacrev(f)(A), fd_grad(f, A), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(g, central_grad(f, x), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(s2s.jacrev(f)(A), central_grad(f, A), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
