@@ -37,6 +37,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
+from .jit_jax_free import NeedFree
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
@@ -299,6 +300,7 @@ class Jitted(NotebookDisplay):
         from . import jit_jax
 
         self._examples: dict[Any, list[tuple[str, Callable]]] = {}  # (variants)
+        self._free: Any = None  # (free names read at every call: api/jit_jax_free.py)
         self._mesh = None
         self._need_example = NeedExample
         self._add_variant = jit_jax.add_variant  # (api/jit_jax_paths.py)
@@ -308,6 +310,14 @@ class Jitted(NotebookDisplay):
         self._order = jax_order
         self._jitted, self._jitted_bare = jit_calls.jitted_functions(
             self, sig, jit_jax, _constrained)
+
+    def _take_free(self, err: Any) -> None:
+        """Read the free names a trace met at every call from now on."""
+        if self._free is None:
+            from .jit_jax_free import FreeInputs
+
+            self._free = FreeInputs()
+        self._free.add(err)
 
     def _direct(self) -> bool:
         """Whether a call can go straight to JAX's jitted function: nothing to place
@@ -402,8 +412,15 @@ class Jitted(NotebookDisplay):
                                                      self.static_argnames)
             while True:
                 try:
-                    out = jitted(*keyed, **keyed_kw)
+                    if self._free is not None:  # (free names read now: jit_jax_free)
+                        free, token = self._free.inputs()
+                        out = self._jitted_free(free, token, *keyed, **keyed_kw)
+                    else:
+                        out = jitted(*keyed, **keyed_kw)
                     break
+                except NeedFree as err:  # (a trace met free arrays or numbers)
+                    self._take_free(err)
+                    getattr(jitted, "_clear_cache", jitted.clear_cache)()
                 except self._need_example as err:
                     self._add_example(args, kwargs, err.paths)
                     # a trace that raised leaves JAX's C++ dispatch of this signature
@@ -595,6 +612,8 @@ class Jitted(NotebookDisplay):
             calls += counted.cache_info().misses if counted else 0
         if self._counted_bare is not None:
             size += self._jitted_bare._cache_size()
+        if self._jitted is not None and self._free is not None:  # (api/jit_jax_free.py)
+            size += self._jitted_free._cache_size()
         misses = self._compilations
         return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 

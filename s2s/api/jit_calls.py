@@ -23,7 +23,10 @@ dicts again), which from then on takes every call of the jit.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import TYPE_CHECKING, Any, Callable
+
+from .jit_jax_free import NeedFree
 
 if TYPE_CHECKING:
     from .jit import Jitted
@@ -40,10 +43,12 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     import jax
 
     from ..backends import jax_control, jax_numpy, jax_order
+    from . import jit_jax_free
 
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
-    def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
+    def trace(args: tuple, kwargs: dict, bare: bool, free: tuple = (),
+              token: tuple = ((), ())) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
@@ -52,16 +57,23 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
             args, kwargs, self.static_argnums, self.static_argnames)
         texts: list[str] = []
-        token = jax_control.unroll_limit.set(
+        limit = jax_control.unroll_limit.set(
             jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        reads = jit_jax_free.Reads(dict(zip(token[0], free)), frozenset(
+            k for k, _ in token[1]))  # (the free names given: api/jit_jax_free.py)
+        reading = jit_jax_free.READS.set(reads)
         try:
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
                                self._examples, self._example_key(args, kwargs), texts,
                                self._unchecked)
         finally:
+            jit_jax_free.READS.reset(reading)
             jax_numpy.transposes.reset(memo)
-            jax_control.unroll_limit.reset(token)
+            jax_control.unroll_limit.reset(limit)
+        missing = reads.missing()
+        if missing is not None:  # (a free array or number the trace would bake in)
+            raise missing
         self._source = texts[-1] if texts else self._plain_source()
         if bare:
             if jax_order.unordered_dict(out):
@@ -84,12 +96,23 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     def traced_bare(*args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, True)
 
-    for fn in (traced, traced_bare):
+    def traced_free(free: tuple, token: tuple, *args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, False, free, token)
+
+    for fn in (traced, traced_bare, traced_free):
         fn.__name__ = self.__name__
-        if sig is not None:
+        if sig is not None and fn is not traced_free:
             fn.__signature__ = sig  # type: ignore[attr-defined]
+    if sig is not None:  # (the free arrays, then the static key of the free names)
+        first = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
+                 for n in ("__s2s_free", "__s2s_free_key")]
+        traced_free.__signature__ = sig.replace(  # type: ignore[attr-defined]
+            parameters=[*first, *sig.parameters.values()])
     statics = dict(static_argnums=self.static_argnums or None,
                    static_argnames=self.static_argnames or None)
+    self._jitted_free = jax.jit(traced_free, static_argnums=(1, *(
+        n + 2 if n >= 0 else n for n in self.static_argnums)),
+        static_argnames=self.static_argnames or None)
     return jax.jit(traced, **statics), jax.jit(traced_bare, **statics)
 
 
@@ -112,12 +135,15 @@ def direct_calls(self: Jitted) -> None:
     unkeyed = self._order.Unkeyed
 
     nested_str = self._order.nested_str
+    need_free = NeedFree
 
     def _call_bare(*args: Any, **kwargs: Any) -> Any:
         try:
             return bare(*args, **kwargs)
         except unkeyed:
             pass
+        except need_free as err:  # (free arrays to pass: the Python path from now on)
+            return free_from_now_on(self, err, self._jitted_bare)(*args, **kwargs)
         except TypeError:  # (JAX's, at a string in a dict, tuple or list: keyed, static)
             if not any(map(nested_str, (*args, *kwargs.values()))):
                 raise
@@ -157,6 +183,12 @@ def keyed_call(self: Jitted) -> Callable:
         return plain(out) if self._dict_out else out
 
     def _call_keyed(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return _keyed(*args, **kwargs)
+        except NeedFree as err:  # (free arrays to pass: the Python path from now on)
+            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
+
+    def _keyed(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             for a in args:
                 if type(a) not in leaf:
@@ -184,7 +216,7 @@ def keyed_call(self: Jitted) -> Callable:
                     shallow[0] = False
                     self._calls -= 1  # (counted again where it runs now)
                     _drop_entries(self._jitted)
-                    return _call_keyed(*args)
+                    return _keyed(*args)
                 if not self._dict_out:
                     return out
                 if self._flat_keyed:  # (every trace's result one Keyed of leaves)
@@ -223,6 +255,8 @@ def vmapped_calls(self: Jitted) -> None:
                         if not any(map(nested_str, args)):
                             raise
                         raise unkeyed from None
+            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
+                return free_from_now_on(self, err, self._jitted_bare)(*args)
             except unkeyed:
                 self._calls -= 1  # (counted where it runs now)
                 _drop_entries(self._jitted_bare)
@@ -232,6 +266,50 @@ def vmapped_calls(self: Jitted) -> None:
         return slow(*args, **kwargs)
 
     own_call(self, _call_vmapped_bare)
+
+
+def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
+    """The Python path (``Jitted._call_python``, which reads the free names and passes
+    them: api/jit_jax_free.py) as the jit's call, after a trace met free arrays or
+    numbers (that call was counted: it is counted again where it runs)."""
+    self._calls -= 1
+    _drop_entries(jitted)
+    self._take_free(err)
+    call = free_call(self)
+    own_call(self, call)
+    return call
+
+
+def free_call(self: Jitted) -> Callable:
+    """A jit whose code reads free arrays or numbers: a call of arrays and numbers reads
+    the names (``FreeInputs.inputs``) and runs the free path's jitted function from one
+    frame; a call with keywords, a dict or a static argument, a vmapped function's new
+    signature (the example it needs) and a result holding dicts take
+    :meth:`Jitted._call_python`, which reads them too."""
+    free, jitted, slow = self._free, self._jitted_free, self._call_python
+    leaf, need = self._order.LEAF_TYPES, self._need_example
+    nums = self.static_argnums
+
+    def _call_free(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or nums or self._dict_out:
+            return slow(*args, **kwargs)
+        for a in args:
+            if type(a) not in leaf:
+                return slow(*args)
+        values, token = free.inputs()
+        self._calls += 1
+        try:
+            return jitted(values, token, *args)
+        except need:
+            self._calls -= 1
+            return slow(*args)
+        except NeedFree as err:  # (another free name met: read it too from now on)
+            self._calls -= 1
+            self._take_free(err)
+            _drop_entries(jitted)
+            return _call_free(*args)
+
+    return _call_free
 
 
 def _drop_entries(jitted: Any) -> None:
@@ -277,6 +355,8 @@ def vmapped_call(self: Jitted) -> Callable:
                 out = counted(*given)
             except need:  # (counted as a call: the slow path counts it again)
                 self._calls -= 1
+            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
+                return free_from_now_on(self, err, self._jitted)(*args)
             except (unkeyed, TypeError) as err:  # (as keyed_call's)
                 if type(err) is not unkeyed and not (
                         shallow[0] and any(map(nested_str, args))):

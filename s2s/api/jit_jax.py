@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 import types
 from typing import Any, Callable
 
@@ -28,10 +29,20 @@ from ..backends.jax_defaults import indexable
 from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
-from ..frontend.resolve import DefaultVar
+from ..frontend.resolve import UPSTREAM, DefaultVar, FreeVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
-from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
+from . import (
+    arguments,
+    dtypes_down,
+    jacobians,
+    jit_jax_free,
+    pushforward,
+    records,
+    signatures,
+    trees,
+    vectorize,
+)
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
@@ -80,13 +91,47 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     translator = translator or Translator(backend)
     target = jfn.__globals__
     defaults = {n for n, var in free or () if type(var) is DefaultVar}
+    plain_vars = {n: var for n, var in free or () if type(var) is FreeVar}
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
-        value = translator(fn.__globals__[name])
+        value = fn.__globals__[name]
+        var = plain_vars.get(name)
+        if var is not None:  # (read at every call: jit_jax_free)
+            value = jit_jax_free.read(_var_key(var), _var_getter(var), value)
+        value = translator(value)
         target[name] = indexable(value) if name in defaults else value
     if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
         jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
+
+def _var_key(var: FreeVar) -> tuple:
+    """Where a free name lives (its cell, or its namespace and name): one key of it
+    for every trace."""
+    if var.cell is not None:
+        return ("cell", id(var.cell))
+    return ("scope", id(var.scope), var.name)
+
+
+def _var_getter(var: FreeVar) -> Callable[[], Any]:
+    """How a call reads the free name again (a C call where the name is a cell's or a
+    plain namespace's)."""
+    if var.cell is not None:
+        return _cell_getter(var.cell)
+    if var.scope is not None and UPSTREAM not in var.scope:
+        return _module_getter(var.scope, var.name)
+    return var.read
+
+
+def _module_getter(module_globals: dict, name: str) -> Callable[[], Any]:
+    return functools.partial(operator.getitem, module_globals, name)
+
+
+def _cell_getter(cell: Any) -> Callable[[], Any]:
+    return functools.partial(_CELL_CONTENTS, cell)
+
+
+_CELL_CONTENTS = operator.attrgetter("cell_contents")
+
 
 def translate(backend: JaxBackend, value: Any) -> Any:
     return Translator(backend)(value)
@@ -420,7 +465,8 @@ class Translator:
                                       fn.__closure__ or ()):
             try:  # (`__class__`, zero-argument super()'s: the user's class itself)
                 cell.cell_contents = source.cell_contents if name == "__class__" else \
-                    self(source.cell_contents)
+                    self(jit_jax_free.read(("cell", id(source)), _cell_getter(source),
+                                           source.cell_contents))
             except ValueError:  # not yet bound
                 pass
         return new
@@ -442,7 +488,9 @@ class Translator:
             if name in filled or name.startswith("__") or name not in module_globals:
                 continue
             filled.add(name)  # (before translating: a function may read itself)
-            new[name] = self(module_globals[name])
+            new[name] = self(jit_jax_free.read(  # (read at every call: jit_jax_free)
+                ("scope", key, name), _module_getter(module_globals, name),
+                module_globals[name]))
         return new
 
 
