@@ -421,6 +421,10 @@ class Jitted(NotebookDisplay):
                 except NeedFree as err:  # (a trace met free arrays or numbers)
                     self._take_free(err)
                     getattr(jitted, "_clear_cache", jitted.clear_cache)()
+                except (TransformError, TypeError, ValueError, IndexError) as err:
+                    if isinstance(err, self._need_example) or self._free is None or \
+                            not self._free.demote():  # (free arrays as constants now)
+                        raise
                 except self._need_example as err:
                     self._add_example(args, kwargs, err.paths)
                     # a trace that raised leaves JAX's C++ dispatch of this signature

@@ -26,6 +26,7 @@ import functools
 import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..errors import TransformError
 from .jit_jax_free import NeedFree
 
 if TYPE_CHECKING:
@@ -178,23 +179,23 @@ def keyed_call(self: Jitted) -> Callable:
     nested_str = order.nested_str
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
-        args, kwargs = order.keyed_args(args, kwargs, nums, names)
-        out = counted(*args, **kwargs)
+        given, given_kw = order.keyed_args(args, kwargs, nums, names)
+        try:
+            out = counted(*given, **given_kw)
+        except NeedFree as err:  # (free names to read: the free path from now on)
+            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
         return plain(out) if self._dict_out else out
 
     def _call_keyed(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return _keyed(*args, **kwargs)
-        except NeedFree as err:  # (free arrays to pass: the Python path from now on)
-            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
-
-    def _keyed(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             for a in args:
                 if type(a) not in leaf:
                     break
             else:
-                out = counted(*args)
+                try:
+                    out = counted(*args)
+                except NeedFree as err:  # (free names to read: the free path from now on)
+                    return free_from_now_on(self, err, self._jitted)(*args)
                 if type(out) in leaf or not self._dict_out:
                     return out
                 return plain(out)
@@ -209,6 +210,8 @@ def keyed_call(self: Jitted) -> Callable:
                         given.append(keyed(a))
                 try:
                     out = counted(*given)
+                except NeedFree as err:  # (free names to read: the free path from now on)
+                    return free_from_now_on(self, err, self._jitted)(*args)
                 except (unkeyed, TypeError) as err:  # (a dict among a shallow Keyed's
                     if type(err) is not unkeyed and not (  # values; JAX's error at a
                             shallow[0] and any(map(nested_str, args))):  # string there)
@@ -216,7 +219,7 @@ def keyed_call(self: Jitted) -> Callable:
                     shallow[0] = False
                     self._calls -= 1  # (counted again where it runs now)
                     _drop_entries(self._jitted)
-                    return _keyed(*args)
+                    return _call_keyed(*args)
                 if not self._dict_out:
                     return out
                 if self._flat_keyed:  # (every trace's result one Keyed of leaves)
@@ -306,6 +309,12 @@ def free_call(self: Jitted) -> Callable:
         except NeedFree as err:  # (another free name met: read it too from now on)
             self._calls -= 1
             self._take_free(err)
+            _drop_entries(jitted)
+            return _call_free(*args)
+        except (TransformError, TypeError, ValueError, IndexError):
+            if not free.demote():  # (free arrays the trace needs concrete: constants,
+                raise  # guarded by their bytes, from now on: jit_jax_free)
+            self._calls -= 1
             _drop_entries(jitted)
             return _call_free(*args)
 

@@ -16,7 +16,10 @@ for the code it runs: ``refresh`` and ``Translator``):
   key, so another value traces again (and a value seen before reuses its trace).
 
 A trace that meets a free value it was not given raises :class:`NeedFree`; the jit
-then takes the names on (:class:`FreeInputs`) and calls again.  Anything else a name
+then takes the names on (:class:`FreeInputs`) and calls again.  Where a trace given
+free arrays fails (a module array whose values make a mask, a shape or a Python
+``if``'s test), the jit guards them by their bytes instead (:meth:`FreeInputs.demote`:
+traced as constants, traced again when a value changes, in place too).  Anything else a name
 holds (a function, a list, an object) is taken as the trace saw it, as before.
 """
 
@@ -66,10 +69,11 @@ def passed(value: Any) -> bool:
     return type(value) is np.ndarray and value.dtype.kind in "fc"
 
 
-def guard_key(value: Any) -> Any:
-    """A hashable key of a guarded value's bytes (None: not guarded)."""
+def guard_key(value: Any, arrays: bool = False) -> Any:
+    """A hashable key of a guarded value's bytes (None: not guarded); ``arrays``: a
+    float array's too (one a trace could not take as an argument: ``demote``)."""
     if type(value) in (bool, int, float, complex) or isinstance(value, np.generic) or (
-            type(value) is np.ndarray and value.dtype.kind in "biu"):
+            type(value) is np.ndarray and (arrays or value.dtype.kind in "biu")):
         try:
             a = np.asarray(value)
         except (OverflowError, ValueError):  # (a Python int past int64)
@@ -90,7 +94,9 @@ def read(key: Any, getter: Callable[[], Any], value: Any) -> Any:
     found = reads.traced.get(key, _MISSING)
     if found is not _MISSING:
         return found
-    if passed(value):
+    if key in reads.guards:  # (guarded by the call: its value as it is)
+        reads.guarded[key] = getter
+    elif passed(value):
         reads.passed[key] = getter
     elif guard_key(value) is not None:
         reads.guarded[key] = getter
@@ -103,10 +109,25 @@ class FreeInputs:
     def __init__(self) -> None:
         self.passed: dict = {}
         self.guarded: dict = {}
+        self.demoted = False  # (every float array guarded by its bytes instead)
 
     def add(self, err: NeedFree) -> None:
-        self.passed.update(err.passed)
+        if self.demoted:
+            self.guarded.update(err.passed)
+        else:
+            self.passed.update(err.passed)
         self.guarded.update(err.guarded)
+
+    def demote(self) -> bool:
+        """After a trace given free arrays failed (their values decide something the
+        code needs concrete: a mask, a shape, a Python ``if``): guard them by their
+        bytes from now on, as the trace's constants. False: nothing left to demote."""
+        if not self.passed:
+            return False
+        self.guarded.update(self.passed)
+        self.passed.clear()
+        self.demoted = True
+        return True
 
     def inputs(self) -> tuple[tuple, tuple]:
         """The arrays to pass now, and the static key: the passed names' keys (those
@@ -123,7 +144,7 @@ class FreeInputs:
         guards = []
         for key, getter in self.guarded.items():
             try:
-                guards.append((key, guard_key(getter())))
+                guards.append((key, guard_key(getter(), self.demoted)))
             except (NameError, KeyError, ValueError):
                 guards.append((key, None))
         return tuple(values), (tuple(keys), tuple(guards))
