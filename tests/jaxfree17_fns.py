@@ -44,3 +44,7 @@ def cell_loss():
         xb, yb = x, y
 
     return loss, set_batch
+
+
+def rows_by_values(w):  # a module array whose values make a mask: needed concrete
+    return np.sum((XB[XB[:, 0] > 0.0] @ w) ** 2)

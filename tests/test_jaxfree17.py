@@ -37,6 +37,15 @@ def _tol(dtype):
     return dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-4, atol=1e-5)
 
 
+@pytest.fixture(autouse=True)
+def first_batch(monkeypatch):
+    """Each test starts from a batch of its own (the module's names restored after)."""
+    x, y = _batch(5, seed=99)
+    for name, value in dict(XB=x, YB=y, SCALE=1.0, IDX=np.arange(3),
+                            MASK=np.ones(5, bool), REPEAT=2).items():
+        monkeypatch.setattr(F, name, value)
+
+
 def test_what_is_passed_and_what_is_guarded():
     assert jit_jax_free.passed(np.zeros(3)) and jit_jax_free.passed(np.zeros((), np.float32))
     assert not jit_jax_free.passed(np.zeros(3, int))  # (an index: guarded)
@@ -164,3 +173,23 @@ def test_plain_function_vmap_and_hessian_read_the_rebound_batch():
             jax.vmap(jax.grad(jloss), (0, None, None))(ws, x, y)), rtol=1e-10)
         np.testing.assert_allclose(np.asarray(jh(w)), np.asarray(
             jax.hessian(jloss)(w, x, y)), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.slow
+def test_a_free_array_whose_values_make_a_mask_is_guarded_by_its_bytes():
+    """``XB[XB[:, 0] > 0]``: a traced XB cannot make the mask, so the jit takes the
+    array as a constant guarded by its bytes (FreeInputs.demote): a new batch, and the
+    same array written in place, trace again with their values."""
+    j = s2s.jit(s2s.grad(F.rows_by_values), backend="jax")
+    w = np.array([0.5, -1.0, 2.0, 0.25])
+
+    def want(x):
+        sel = x[x[:, 0] > 0.0]
+        return 2 * sel.T @ (sel @ w)
+
+    for i in range(4):
+        F.XB = np.random.default_rng(70 + i).normal(size=(9, 4))
+        np.testing.assert_allclose(np.asarray(j(w)), want(F.XB), rtol=1e-12)
+    F.XB[:, 0] = -F.XB[:, 0]  # in place
+    np.testing.assert_allclose(np.asarray(j(w)), want(F.XB), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(j(w)), s2s.grad(F.rows_by_values)(w), rtol=1e-12)

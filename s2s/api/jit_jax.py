@@ -30,6 +30,7 @@ from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..frontend.resolve import UPSTREAM, DefaultVar, FreeVar
+from ..frontend.static import ReadVar, StaticVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
 from . import (
@@ -91,7 +92,7 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     translator = translator or Translator(backend)
     target = jfn.__globals__
     defaults = {n for n, var in free or () if type(var) is DefaultVar}
-    plain_vars = {n: var for n, var in free or () if type(var) is FreeVar}
+    plain_vars = {n: var for n, var in free or () if type(var) in _READ_VARS}
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
         value = fn.__globals__[name]
         var = plain_vars.get(name)
@@ -104,17 +105,24 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
 
+_READ_VARS = (FreeVar, ReadVar, StaticVar)  # (free names a call reads: jit_jax_free)
+
+
 def _var_key(var: FreeVar) -> tuple:
     """Where a free name lives (its cell, or its namespace and name): one key of it
-    for every trace."""
+    for every trace; a StaticVar's (a value that decided the code: ``len(TABLE)``)
+    is guarded whatever it holds (jit_jax_free.read)."""
+    kind = "static" if type(var) is StaticVar else "var"
     if var.cell is not None:
-        return ("cell", id(var.cell))
-    return ("scope", id(var.scope), var.name)
+        return (kind, "cell", id(var.cell))
+    return (kind, "scope", id(var.scope), var.name)
 
 
 def _var_getter(var: FreeVar) -> Callable[[], Any]:
     """How a call reads the free name again (a C call where the name is a cell's or a
     plain namespace's)."""
+    if type(var) is not FreeVar:
+        return var.read
     if var.cell is not None:
         return _cell_getter(var.cell)
     if var.scope is not None and UPSTREAM not in var.scope:

@@ -94,8 +94,9 @@ def read(key: Any, getter: Callable[[], Any], value: Any) -> Any:
     found = reads.traced.get(key, _MISSING)
     if found is not _MISSING:
         return found
-    if key in reads.guards:  # (guarded by the call: its value as it is)
-        reads.guarded[key] = getter
+    if key in reads.guards or key[0] == "static":  # (guarded: its value as it is;
+        if guard_key(value, True) is not None:  # a static one's decided the code)
+            reads.guarded[key] = getter
     elif passed(value):
         reads.passed[key] = getter
     elif guard_key(value) is not None:
@@ -144,7 +145,7 @@ class FreeInputs:
         guards = []
         for key, getter in self.guarded.items():
             try:
-                guards.append((key, guard_key(getter(), self.demoted)))
+                guards.append((key, guard_key(getter(), self.demoted or key[0] == "static")))
             except (NameError, KeyError, ValueError):
                 guards.append((key, None))
         return tuple(values), (tuple(keys), tuple(guards))
