@@ -111,8 +111,11 @@ class FreeInputs:
         self.passed: dict = {}
         self.guarded: dict = {}
         self.demoted = False  # (every float array guarded by its bytes instead)
+        self._guards: Any = None  # (the last call's guards and static key: inputs)
+        self._token: Any = None
 
     def add(self, err: NeedFree) -> None:
+        self._guards = self._token = None
         if self.demoted:
             self.guarded.update(err.passed)
         else:
@@ -125,6 +128,7 @@ class FreeInputs:
         bytes from now on, as the trace's constants. False: nothing left to demote."""
         if not self.passed:
             return False
+        self._guards = self._token = None
         self.guarded.update(self.passed)
         self.passed.clear()
         self.demoted = True
@@ -148,4 +152,10 @@ class FreeInputs:
                 guards.append((key, guard_key(getter(), self.demoted or key[0] == "static")))
             except (NameError, KeyError, ValueError):
                 guards.append((key, None))
-        return tuple(values), (tuple(keys), tuple(guards))
+        found = tuple(guards)
+        if len(keys) == len(self.passed):  # (the usual call: the same static key object
+            if found == self._guards:  # as the last one's, which JAX's dispatch finds
+                return tuple(values), self._token  # 6 µs sooner than an equal new one)
+            self._guards, self._token = found, (tuple(keys), found)
+            return tuple(values), self._token
+        return tuple(values), (tuple(keys), found)
