@@ -37,7 +37,6 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
-from .jit_jax_free import NeedFree
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
@@ -311,14 +310,6 @@ class Jitted(NotebookDisplay):
         self._jitted, self._jitted_bare = jit_calls.jitted_functions(
             self, sig, jit_jax, _constrained)
 
-    def _take_free(self, err: Any) -> None:
-        """Read the free names a trace met at every call from now on."""
-        if self._free is None:
-            from .jit_jax_free import FreeInputs
-
-            self._free = FreeInputs()
-        self._free.add(err)
-
     def _direct(self) -> bool:
         """Whether a call can go straight to JAX's jitted function: nothing to place
         across devices, no vmapped example to add outside the trace (a new
@@ -406,37 +397,7 @@ class Jitted(NotebookDisplay):
         args, kwargs = _counted(self, args, kwargs)
         jitted = self._jitted
         if jitted is not None:
-            if self.shard_batch:
-                args = self._place(args)
-            keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
-                                                     self.static_argnames)
-            while True:
-                try:
-                    if self._free is not None:  # (free names read now: jit_jax_free)
-                        free, token = self._free.inputs()
-                        out = self._jitted_free(free, token, *keyed, **keyed_kw)
-                    else:
-                        out = jitted(*keyed, **keyed_kw)
-                    break
-                except NeedFree as err:  # (a trace met free arrays or numbers)
-                    self._take_free(err)
-                    getattr(jitted, "_clear_cache", jitted.clear_cache)()
-                except (TransformError, TypeError, ValueError, IndexError) as err:
-                    if isinstance(err, self._need_example) or self._free is None or \
-                            not self._free.demote():  # (free arrays as constants now)
-                        raise
-                except self._need_example as err:
-                    self._add_example(args, kwargs, err.paths)
-                    # a trace that raised leaves JAX's C++ dispatch of this signature
-                    # falling back to Python at every later call (10-30x the time):
-                    # drop its entries (traces and compiled code stay cached)
-                    getattr(jitted, "_clear_cache", jitted.clear_cache)()
-            if self._dict_out:
-                out = self._order.plain(out)
-            # objects the function built (a NamedTuple), rebuilt outside JAX's trace
-            if type(self.fun) is Vmapped and not kwargs:  # (a pytree argument returned)
-                out = self.fun.argument_kinds(out, args)
-            return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
+            return jit_calls.python_call(self, args, kwargs)  # (JAX: api/jit_calls.py)
         signed = self._seen
         if signed is not None and not kwargs:
             sig = call_signature(args)

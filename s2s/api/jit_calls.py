@@ -27,13 +27,16 @@ import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
-from .jit_jax_free import NeedFree
+from . import jit_jax_free
+from .jit_jax_free import FreeInputs, NeedFree
+from .transformed import Transformed
+from .vectorize import Vmapped
 
 if TYPE_CHECKING:
     from .jit import Jitted
 
 __all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_calls", "vmapped_call",
-           "own_call"]
+           "own_call", "free_call", "python_call", "take_free"]
 
 
 def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
@@ -44,7 +47,6 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     import jax
 
     from ..backends import jax_control, jax_numpy, jax_order
-    from . import jit_jax_free
 
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
@@ -277,7 +279,7 @@ def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
     numbers (that call was counted: it is counted again where it runs)."""
     self._calls -= 1
     _drop_entries(jitted)
-    self._take_free(err)
+    take_free(self, err)
     call = free_call(self)
     own_call(self, call)
     return call
@@ -308,7 +310,7 @@ def free_call(self: Jitted) -> Callable:
             return slow(*args)
         except NeedFree as err:  # (another free name met: read it too from now on)
             self._calls -= 1
-            self._take_free(err)
+            take_free(self, err)
             _drop_entries(jitted)
             return _call_free(*args)
         except (TransformError, TypeError, ValueError, IndexError):
@@ -382,3 +384,49 @@ def vmapped_call(self: Jitted) -> Callable:
         return slow(*args, **kwargs)
 
     return _call_vmapped
+
+
+def python_call(self: Jitted, args: tuple, kwargs: dict) -> Any:
+    """``Jitted._call_python`` on the JAX backend: the dicts keyed, the free names read
+    (api/jit_jax_free.py), a vmapped function's example added where a trace asks for
+    one, the results' dicts and objects rebuilt."""
+    jitted = self._jitted
+    if self.shard_batch:
+        args = self._place(args)
+    keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
+                                             self.static_argnames)
+    while True:
+        try:
+            if self._free is not None:  # (free names read now: jit_jax_free)
+                free, token = self._free.inputs()
+                out = self._jitted_free(free, token, *keyed, **keyed_kw)
+            else:
+                out = jitted(*keyed, **keyed_kw)
+            break
+        except NeedFree as err:  # (a trace met free arrays or numbers)
+            take_free(self, err)
+            getattr(jitted, "_clear_cache", jitted.clear_cache)()
+        except (TransformError, TypeError, ValueError, IndexError) as err:
+            if isinstance(err, self._need_example) or self._free is None or \
+                    not self._free.demote():  # (free arrays as constants now)
+                raise
+            _drop_entries(self._jitted_free)
+        except self._need_example as err:
+            self._add_example(args, kwargs, err.paths)
+            # a trace that raised leaves JAX's C++ dispatch of this signature
+            # falling back to Python at every later call (10-30x the time):
+            # drop its entries (traces and compiled code stay cached)
+            getattr(jitted, "_clear_cache", jitted.clear_cache)()
+    if self._dict_out:
+        out = self._order.plain(out)
+    # objects the function built (a NamedTuple), rebuilt outside JAX's trace
+    if type(self.fun) is Vmapped and not kwargs:  # (a pytree argument returned)
+        out = self.fun.argument_kinds(out, args)
+    return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
+
+
+def take_free(self: Jitted, err: NeedFree) -> None:
+    """Read the free names a trace met at every call from now on."""
+    if self._free is None:
+        self._free = FreeInputs()
+    self._free.add(err)

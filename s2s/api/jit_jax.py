@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import operator
 import types
 from typing import Any, Callable
 
@@ -29,8 +28,7 @@ from ..backends.jax_defaults import indexable
 from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
-from ..frontend.resolve import UPSTREAM, DefaultVar, FreeVar
-from ..frontend.static import ReadVar, StaticVar
+from ..frontend.resolve import DefaultVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
 from . import (
@@ -38,6 +36,7 @@ from . import (
     dtypes_down,
     jacobians,
     jit_jax_free,
+    jit_jax_reads,
     pushforward,
     records,
     signatures,
@@ -92,12 +91,13 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     translator = translator or Translator(backend)
     target = jfn.__globals__
     defaults = {n for n, var in free or () if type(var) is DefaultVar}
-    plain_vars = {n: var for n, var in free or () if type(var) in _READ_VARS}
+    plain_vars = {n: var for n, var in free or () if type(var) in jit_jax_reads.READ_VARS}
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
         value = fn.__globals__[name]
         var = plain_vars.get(name)
         if var is not None:  # (read at every call: jit_jax_free)
-            value = jit_jax_free.read(_var_key(var), _var_getter(var), value)
+            value = jit_jax_free.read(jit_jax_reads.var_key(var), jit_jax_reads.var_getter(var),
+                                      value)
         value = translator(value)
         target[name] = indexable(value) if name in defaults else value
     if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
@@ -105,40 +105,6 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
 
-_READ_VARS = (FreeVar, ReadVar, StaticVar)  # (free names a call reads: jit_jax_free)
-
-
-def _var_key(var: FreeVar) -> tuple:
-    """Where a free name lives (its cell, or its namespace and name): one key of it
-    for every trace; a StaticVar's (a value that decided the code: ``len(TABLE)``)
-    is guarded whatever it holds (jit_jax_free.read)."""
-    kind = "static" if type(var) is StaticVar else "var"
-    if var.cell is not None:
-        return (kind, "cell", id(var.cell))
-    return (kind, "scope", id(var.scope), var.name)
-
-
-def _var_getter(var: FreeVar) -> Callable[[], Any]:
-    """How a call reads the free name again (a C call where the name is a cell's or a
-    plain namespace's)."""
-    if type(var) is not FreeVar:
-        return var.read
-    if var.cell is not None:
-        return _cell_getter(var.cell)
-    if var.scope is not None and UPSTREAM not in var.scope:
-        return _module_getter(var.scope, var.name)
-    return var.read
-
-
-def _module_getter(module_globals: dict, name: str) -> Callable[[], Any]:
-    return functools.partial(operator.getitem, module_globals, name)
-
-
-def _cell_getter(cell: Any) -> Callable[[], Any]:
-    return functools.partial(_CELL_CONTENTS, cell)
-
-
-_CELL_CONTENTS = operator.attrgetter("cell_contents")
 
 
 def translate(backend: JaxBackend, value: Any) -> Any:
@@ -473,7 +439,7 @@ class Translator:
                                       fn.__closure__ or ()):
             try:  # (`__class__`, zero-argument super()'s: the user's class itself)
                 cell.cell_contents = source.cell_contents if name == "__class__" else \
-                    self(jit_jax_free.read(("cell", id(source)), _cell_getter(source),
+                    self(jit_jax_free.read(("cell", id(source)), jit_jax_reads.cell_getter(source),
                                            source.cell_contents))
             except ValueError:  # not yet bound
                 pass
@@ -497,7 +463,7 @@ class Translator:
                 continue
             filled.add(name)  # (before translating: a function may read itself)
             new[name] = self(jit_jax_free.read(  # (read at every call: jit_jax_free)
-                ("scope", key, name), _module_getter(module_globals, name),
+                ("scope", key, name), jit_jax_reads.module_getter(module_globals, name),
                 module_globals[name]))
         return new
 
