@@ -193,3 +193,27 @@ def test_a_free_array_whose_values_make_a_mask_is_guarded_by_its_bytes():
     F.XB[:, 0] = -F.XB[:, 0]  # in place
     np.testing.assert_allclose(np.asarray(j(w)), want(F.XB), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(j(w)), s2s.grad(F.rows_by_values)(w), rtol=1e-12)
+
+
+def powered(w, k):  # (the batch as a module's attribute, `F.XB`, and a static power)
+    return np.sum((F.XB @ w) ** k)
+
+
+@pytest.mark.slow
+def test_a_module_attribute_batch_with_a_static_argument():
+    """``F.XB`` read through the module (api/jit_jax_objects.py ``_ModuleOnJax``)
+    in a jit with ``static_argnums``: each call's batch, each power's trace."""
+    j = s2s.jit(s2s.grad(powered), backend="jax", static_argnums=1)
+    w = np.array([0.3, -0.2, 0.1, 0.5])
+
+    def jpowered(w, x, k):
+        return jnp.sum((x @ w) ** k)
+
+    for i in range(5):
+        F.XB = np.random.default_rng(90 + i).normal(size=(6, 4))
+        for k in (2, 4):
+            got = np.asarray(j(w, k))
+            np.testing.assert_allclose(got, s2s.grad(powered)(w, k), rtol=1e-12)
+            np.testing.assert_allclose(got, np.asarray(jax.grad(jpowered)(w, F.XB, k)),
+                                       rtol=1e-12)
+    assert j._compilations == 2
