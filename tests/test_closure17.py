@@ -232,9 +232,7 @@ def test_minibatch_grads_and_hvps_against_jax(dtype):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="s2s.jit(backend='jax') keeps the batch its trace "
-                   "saw when a module name is rebound (on main too): a wrong number")
-def test_jax_backend_reads_a_rebound_module_batch():
+def test_jax_backend_reads_a_rebound_module_batch():  # (api/jit_jax_free.py)
     pytest.importorskip("jax")
     j = s2s.jit(s2s.grad(F.batch_loss), backend="jax")
     w = np.array([0.3, -0.2, 0.1, 0.5])

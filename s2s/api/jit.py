@@ -299,6 +299,7 @@ class Jitted(NotebookDisplay):
         from . import jit_jax
 
         self._examples: dict[Any, list[tuple[str, Callable]]] = {}  # (variants)
+        self._free: Any = None  # (free names read at every call: api/jit_jax_free.py)
         self._mesh = None
         self._need_example = NeedExample
         self._add_variant = jit_jax.add_variant  # (api/jit_jax_paths.py)
@@ -396,26 +397,7 @@ class Jitted(NotebookDisplay):
         args, kwargs = _counted(self, args, kwargs)
         jitted = self._jitted
         if jitted is not None:
-            if self.shard_batch:
-                args = self._place(args)
-            keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
-                                                     self.static_argnames)
-            while True:
-                try:
-                    out = jitted(*keyed, **keyed_kw)
-                    break
-                except self._need_example as err:
-                    self._add_example(args, kwargs, err.paths)
-                    # a trace that raised leaves JAX's C++ dispatch of this signature
-                    # falling back to Python at every later call (10-30x the time):
-                    # drop its entries (traces and compiled code stay cached)
-                    getattr(jitted, "_clear_cache", jitted.clear_cache)()
-            if self._dict_out:
-                out = self._order.plain(out)
-            # objects the function built (a NamedTuple), rebuilt outside JAX's trace
-            if type(self.fun) is Vmapped and not kwargs:  # (a pytree argument returned)
-                out = self.fun.argument_kinds(out, args)
-            return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
+            return jit_calls.python_call(self, args, kwargs)  # (JAX: api/jit_calls.py)
         signed = self._seen
         if signed is not None and not kwargs:
             sig = call_signature(args)
@@ -595,6 +577,8 @@ class Jitted(NotebookDisplay):
             calls += counted.cache_info().misses if counted else 0
         if self._counted_bare is not None:
             size += self._jitted_bare._cache_size()
+        if self._jitted is not None and self._free is not None:  # (api/jit_jax_free.py)
+            size += self._jitted_free._cache_size()
         misses = self._compilations
         return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 

@@ -23,13 +23,20 @@ dicts again), which from then on takes every call of the jit.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import TransformError
+from . import jit_jax_free
+from .jit_jax_free import FreeInputs, NeedFree
+from .transformed import Transformed
+from .vectorize import Vmapped
 
 if TYPE_CHECKING:
     from .jit import Jitted
 
 __all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_calls", "vmapped_call",
-           "own_call"]
+           "own_call", "free_call", "python_call", "take_free"]
 
 
 def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
@@ -43,7 +50,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
 
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
-    def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
+    def trace(args: tuple, kwargs: dict, bare: bool, free: tuple = (),
+              token: tuple = ((), ())) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
@@ -52,16 +60,23 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
             args, kwargs, self.static_argnums, self.static_argnames)
         texts: list[str] = []
-        token = jax_control.unroll_limit.set(
+        limit = jax_control.unroll_limit.set(
             jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        reads = jit_jax_free.Reads(dict(zip(token[0], free)), frozenset(
+            k for k, _ in token[1]))  # (the free names given: api/jit_jax_free.py)
+        reading = jit_jax_free.READS.set(reads)
         try:
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
                                self._examples, self._example_key(args, kwargs), texts,
                                self._unchecked)
         finally:
+            jit_jax_free.READS.reset(reading)
             jax_numpy.transposes.reset(memo)
-            jax_control.unroll_limit.reset(token)
+            jax_control.unroll_limit.reset(limit)
+        missing = reads.missing()
+        if missing is not None:  # (a free array or number the trace would bake in)
+            raise missing
         self._source = texts[-1] if texts else self._plain_source()
         if bare:
             if jax_order.unordered_dict(out):
@@ -84,12 +99,23 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     def traced_bare(*args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, True)
 
-    for fn in (traced, traced_bare):
+    def traced_free(free: tuple, token: tuple, *args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, False, free, token)
+
+    for fn in (traced, traced_bare, traced_free):
         fn.__name__ = self.__name__
-        if sig is not None:
+        if sig is not None and fn is not traced_free:
             fn.__signature__ = sig  # type: ignore[attr-defined]
+    if sig is not None:  # (the free arrays, then the static key of the free names)
+        first = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
+                 for n in ("__s2s_free", "__s2s_free_key")]
+        traced_free.__signature__ = sig.replace(  # type: ignore[attr-defined]
+            parameters=[*first, *sig.parameters.values()])
     statics = dict(static_argnums=self.static_argnums or None,
                    static_argnames=self.static_argnames or None)
+    self._jitted_free = jax.jit(traced_free, static_argnums=(1, *(
+        n + 2 if n >= 0 else n for n in self.static_argnums)),
+        static_argnames=self.static_argnames or None)
     return jax.jit(traced, **statics), jax.jit(traced_bare, **statics)
 
 
@@ -112,12 +138,15 @@ def direct_calls(self: Jitted) -> None:
     unkeyed = self._order.Unkeyed
 
     nested_str = self._order.nested_str
+    need_free = NeedFree
 
     def _call_bare(*args: Any, **kwargs: Any) -> Any:
         try:
             return bare(*args, **kwargs)
         except unkeyed:
             pass
+        except need_free as err:  # (free arrays to pass: the Python path from now on)
+            return free_from_now_on(self, err, self._jitted_bare)(*args, **kwargs)
         except TypeError:  # (JAX's, at a string in a dict, tuple or list: keyed, static)
             if not any(map(nested_str, (*args, *kwargs.values()))):
                 raise
@@ -152,8 +181,11 @@ def keyed_call(self: Jitted) -> Callable:
     nested_str = order.nested_str
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
-        args, kwargs = order.keyed_args(args, kwargs, nums, names)
-        out = counted(*args, **kwargs)
+        given, given_kw = order.keyed_args(args, kwargs, nums, names)
+        try:
+            out = counted(*given, **given_kw)
+        except NeedFree as err:  # (free names to read: the free path from now on)
+            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
         return plain(out) if self._dict_out else out
 
     def _call_keyed(*args: Any, **kwargs: Any) -> Any:
@@ -162,7 +194,10 @@ def keyed_call(self: Jitted) -> Callable:
                 if type(a) not in leaf:
                     break
             else:
-                out = counted(*args)
+                try:
+                    out = counted(*args)
+                except NeedFree as err:  # (free names to read: the free path from now on)
+                    return free_from_now_on(self, err, self._jitted)(*args)
                 if type(out) in leaf or not self._dict_out:
                     return out
                 return plain(out)
@@ -177,6 +212,8 @@ def keyed_call(self: Jitted) -> Callable:
                         given.append(keyed(a))
                 try:
                     out = counted(*given)
+                except NeedFree as err:  # (free names to read: the free path from now on)
+                    return free_from_now_on(self, err, self._jitted)(*args)
                 except (unkeyed, TypeError) as err:  # (a dict among a shallow Keyed's
                     if type(err) is not unkeyed and not (  # values; JAX's error at a
                             shallow[0] and any(map(nested_str, args))):  # string there)
@@ -223,6 +260,8 @@ def vmapped_calls(self: Jitted) -> None:
                         if not any(map(nested_str, args)):
                             raise
                         raise unkeyed from None
+            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
+                return free_from_now_on(self, err, self._jitted_bare)(*args)
             except unkeyed:
                 self._calls -= 1  # (counted where it runs now)
                 _drop_entries(self._jitted_bare)
@@ -232,6 +271,56 @@ def vmapped_calls(self: Jitted) -> None:
         return slow(*args, **kwargs)
 
     own_call(self, _call_vmapped_bare)
+
+
+def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
+    """The Python path (``Jitted._call_python``, which reads the free names and passes
+    them: api/jit_jax_free.py) as the jit's call, after a trace met free arrays or
+    numbers (that call was counted: it is counted again where it runs)."""
+    self._calls -= 1
+    _drop_entries(jitted)
+    take_free(self, err)
+    call = free_call(self)
+    own_call(self, call)
+    return call
+
+
+def free_call(self: Jitted) -> Callable:
+    """A jit whose code reads free arrays or numbers: a call of arrays and numbers reads
+    the names (``FreeInputs.inputs``) and runs the free path's jitted function from one
+    frame; a call with keywords, a dict or a static argument, a vmapped function's new
+    signature (the example it needs) and a result holding dicts take
+    :meth:`Jitted._call_python`, which reads them too."""
+    free, jitted, slow = self._free, self._jitted_free, self._call_python
+    leaf, need = self._order.LEAF_TYPES, self._need_example
+    nums = self.static_argnums
+
+    def _call_free(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or nums or self._dict_out:
+            return slow(*args, **kwargs)
+        for a in args:
+            if type(a) not in leaf:
+                return slow(*args)
+        values, token = free.inputs()
+        self._calls += 1
+        try:
+            return jitted(values, token, *args)
+        except need:
+            self._calls -= 1
+            return slow(*args)
+        except NeedFree as err:  # (another free name met: read it too from now on)
+            self._calls -= 1
+            take_free(self, err)
+            _drop_entries(jitted)
+            return _call_free(*args)
+        except (TransformError, TypeError, ValueError, IndexError):
+            if not free.demote():  # (free arrays the trace needs concrete: constants,
+                raise  # guarded by their bytes, from now on: jit_jax_free)
+            self._calls -= 1
+            _drop_entries(jitted)
+            return _call_free(*args)
+
+    return _call_free
 
 
 def _drop_entries(jitted: Any) -> None:
@@ -277,6 +366,8 @@ def vmapped_call(self: Jitted) -> Callable:
                 out = counted(*given)
             except need:  # (counted as a call: the slow path counts it again)
                 self._calls -= 1
+            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
+                return free_from_now_on(self, err, self._jitted)(*args)
             except (unkeyed, TypeError) as err:  # (as keyed_call's)
                 if type(err) is not unkeyed and not (
                         shallow[0] and any(map(nested_str, args))):
@@ -293,3 +384,49 @@ def vmapped_call(self: Jitted) -> Callable:
         return slow(*args, **kwargs)
 
     return _call_vmapped
+
+
+def python_call(self: Jitted, args: tuple, kwargs: dict) -> Any:
+    """``Jitted._call_python`` on the JAX backend: the dicts keyed, the free names read
+    (api/jit_jax_free.py), a vmapped function's example added where a trace asks for
+    one, the results' dicts and objects rebuilt."""
+    jitted = self._jitted
+    if self.shard_batch:
+        args = self._place(args)
+    keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
+                                             self.static_argnames)
+    while True:
+        try:
+            if self._free is not None:  # (free names read now: jit_jax_free)
+                free, token = self._free.inputs()
+                out = self._jitted_free(free, token, *keyed, **keyed_kw)
+            else:
+                out = jitted(*keyed, **keyed_kw)
+            break
+        except NeedFree as err:  # (a trace met free arrays or numbers)
+            take_free(self, err)
+            getattr(jitted, "_clear_cache", jitted.clear_cache)()
+        except (TransformError, TypeError, ValueError, IndexError) as err:
+            if isinstance(err, self._need_example) or self._free is None or \
+                    not self._free.demote():  # (free arrays as constants now)
+                raise
+            _drop_entries(self._jitted_free)
+        except self._need_example as err:
+            self._add_example(args, kwargs, err.paths)
+            # a trace that raised leaves JAX's C++ dispatch of this signature
+            # falling back to Python at every later call (10-30x the time):
+            # drop its entries (traces and compiled code stay cached)
+            getattr(jitted, "_clear_cache", jitted.clear_cache)()
+    if self._dict_out:
+        out = self._order.plain(out)
+    # objects the function built (a NamedTuple), rebuilt outside JAX's trace
+    if type(self.fun) is Vmapped and not kwargs:  # (a pytree argument returned)
+        out = self.fun.argument_kinds(out, args)
+    return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
+
+
+def take_free(self: Jitted, err: NeedFree) -> None:
+    """Read the free names a trace met at every call from now on."""
+    if self._free is None:
+        self._free = FreeInputs()
+    self._free.add(err)

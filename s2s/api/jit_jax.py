@@ -31,7 +31,18 @@ from ..frontend.kept_vmap import KeptVmap
 from ..frontend.resolve import DefaultVar
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import For, Function, Let, walk
-from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
+from . import (
+    arguments,
+    dtypes_down,
+    jacobians,
+    jit_jax_free,
+    jit_jax_reads,
+    pushforward,
+    records,
+    signatures,
+    trees,
+    vectorize,
+)
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
@@ -80,13 +91,21 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     translator = translator or Translator(backend)
     target = jfn.__globals__
     defaults = {n for n, var in free or () if type(var) is DefaultVar}
+    plain_vars = {n: var for n, var in free or () if type(var) in jit_jax_reads.READ_VARS}
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
-        value = translator(fn.__globals__[name])
+        value = fn.__globals__[name]
+        var = plain_vars.get(name)
+        if var is not None:  # (read at every call: jit_jax_free)
+            value = jit_jax_free.read(jit_jax_reads.var_key(var), jit_jax_reads.var_getter(var),
+                                      value)
+        value = translator(value)
         target[name] = indexable(value) if name in defaults else value
     if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
         jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
+
+
 
 def translate(backend: JaxBackend, value: Any) -> Any:
     return Translator(backend)(value)
@@ -420,7 +439,8 @@ class Translator:
                                       fn.__closure__ or ()):
             try:  # (`__class__`, zero-argument super()'s: the user's class itself)
                 cell.cell_contents = source.cell_contents if name == "__class__" else \
-                    self(source.cell_contents)
+                    self(jit_jax_free.read(("cell", id(source)), jit_jax_reads.cell_getter(source),
+                                           source.cell_contents))
             except ValueError:  # not yet bound
                 pass
         return new
@@ -442,7 +462,9 @@ class Translator:
             if name in filled or name.startswith("__") or name not in module_globals:
                 continue
             filled.add(name)  # (before translating: a function may read itself)
-            new[name] = self(module_globals[name])
+            new[name] = self(jit_jax_free.read(  # (read at every call: jit_jax_free)
+                ("scope", key, name), jit_jax_reads.module_getter(module_globals, name),
+                module_globals[name]))
         return new
 
 

@@ -5,6 +5,8 @@ user's own.  (Split from ``jit_jax.py``.)"""
 
 from __future__ import annotations
 
+import functools
+import operator
 import types
 import weakref
 from typing import Any
@@ -12,7 +14,7 @@ from typing import Any
 import jax
 
 from ..frontend.kept_vmap import KeptVmap
-from . import records
+from . import jit_jax_free, records
 from .tree_util import NODES
 
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
@@ -59,7 +61,13 @@ class _ModuleOnJax(types.ModuleType):
         if name.startswith("_s2s_") or name in ("__class__", "__dict__", "__name__"):
             return object.__getattribute__(self, name)
         module = object.__getattribute__(self, "_s2s_module")
-        return object.__getattribute__(self, "_s2s_translator")(getattr(module, name))
+        value = getattr(module, name)
+        names = getattr(module, "__dict__", None)
+        if names is not None and name in names:  # (`mylib.XB`: read at every call too,
+            value = jit_jax_free.read(  # a batch passed, a number guarded: jit_jax_free)
+                ("var", "scope", id(names), name),
+                functools.partial(operator.getitem, names, name), value)
+        return object.__getattribute__(self, "_s2s_translator")(value)
 
 
 class _KeptVmapOnJax:

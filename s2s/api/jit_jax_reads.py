@@ -1,0 +1,49 @@
+"""Where the free names the JAX backend reads at every call live (api/jit_jax_free.py):
+one key per name for every trace, and a getter a call reads it again with (a C call
+where the name is a cell's or a plain namespace's)."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any, Callable
+
+from ..frontend.resolve import UPSTREAM, FreeVar
+from ..frontend.static import ReadVar, StaticVar
+
+__all__ = ["READ_VARS", "var_key", "var_getter", "module_getter", "cell_getter"]
+
+READ_VARS = (FreeVar, ReadVar, StaticVar)  # (free names a call reads: jit_jax_free)
+
+
+def var_key(var: FreeVar) -> tuple:
+    """Where a free name lives (its cell, or its namespace and name): one key of it
+    for every trace; a StaticVar's (a value that decided the code: ``len(TABLE)``)
+    is guarded whatever it holds (jit_jax_free.read)."""
+    kind = "static" if type(var) is StaticVar else "var"
+    if var.cell is not None:
+        return (kind, "cell", id(var.cell))
+    return (kind, "scope", id(var.scope), var.name)
+
+
+def var_getter(var: FreeVar) -> Callable[[], Any]:
+    """How a call reads the free name again (a C call where the name is a cell's or a
+    plain namespace's)."""
+    if type(var) is not FreeVar:
+        return var.read
+    if var.cell is not None:
+        return cell_getter(var.cell)
+    if var.scope is not None and UPSTREAM not in var.scope:
+        return module_getter(var.scope, var.name)
+    return var.read
+
+
+def module_getter(module_globals: dict, name: str) -> Callable[[], Any]:
+    return functools.partial(operator.getitem, module_globals, name)
+
+
+def cell_getter(cell: Any) -> Callable[[], Any]:
+    return functools.partial(_CELL_CONTENTS, cell)
+
+
+_CELL_CONTENTS = operator.attrgetter("cell_contents")
