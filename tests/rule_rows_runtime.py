@@ -232,7 +232,10 @@ else:
             row("own_copy", "array", (normal(2, 3),)),
             row("own_copy", "scalar", (normal(),)),
             row("list_item", "row", (normal(2, 3), const(((1.0, 2.0), (3.0, 4.0))), const(1))),
-            row("list_item", "scalar", (normal(), const((1.0, 2.0)), const(0))),
+            # (a 0-d read whose item is not a Python number: the read itself; a Python
+            # number's item at a Python-int index is that number, whatever the read)
+            row("list_item", "scalar", (normal(), const((np.float64(1.0), np.float64(2.0))),
+                                        const(0))),
             row("in_place", "array", (normal(2, 3), normal(2, 3))),
             row("in_place", "broadcast", (normal(2, 3), normal(3))),
             row("in_place", "scalar", (normal(), normal())),
