@@ -22,7 +22,7 @@ from __future__ import annotations
 import dtype17_fns as F
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, central_grad, jax_twin
 
 import s2s
 
@@ -36,15 +36,9 @@ def _dtypes(tree):
     return (np.asarray(tree).dtype,)
 
 
-def _fd(f, x, eps=1e-6):
+def _fd(f, x):
     """Central differences of ``f`` (run as written, float64) at ``x``."""
-    x = np.asarray(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
+    return central_grad(f, np.asarray(x, np.float64))
 
 
 # ---- y += v keeps an array's dtype ----------------------------------------------------
