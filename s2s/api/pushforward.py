@@ -4,6 +4,7 @@ signature seen before, with the results cast and copied as ``jax.jvp`` gives the
 
 from __future__ import annotations
 
+import cmath
 import types
 from typing import Any, Callable
 
@@ -51,12 +52,14 @@ class _JVP(Transformed):
         # arguments: ``last_hot(primals, tangents)`` (``MISS``: none, or a test failed)
         self.last_hot: Callable[[Any, Any], Any] = _no_hot
 
-    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
+    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: Any) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
         inexact ones), or the code specialized to their signature (as a grad's: from
         the second call with it; guarded by the signature, the module constants the
         code reads and the rules).  ``s2s.jvp`` checked the arguments, and casts and
-        copies the results, whichever code runs."""
+        copies the results, whichever code runs.  ``nprimals``: how many primals, or
+        ``(that, the positions of the tangents passed)`` where zero ones were left out
+        (_jvp_kept: another code, so another key)."""
         if self._spec_error is not None:  # (only under the test suite's checks)
             self.wait_specialized()
         if self._by_signature:
@@ -115,6 +118,13 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         out = latest[2].last_hot(primals, tangents)
         if out is not MISS:
             return out
+    if not has_aux and type(primals) in _SEQ and type(tangents) in _SEQ and \
+            1 < len(primals) == len(tangents):
+        keep = _nonzero_tangents(primals, tangents)
+        if keep is not None:  # (None: every tangent nonzero, or not all float arrays)
+            done = _jvp_kept(fun, primals, tangents, keep)
+            if done is not None:
+                return done
     if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
         t = latest[2]
         if type(primals) in _SEQ and type(tangents) in _SEQ and len(primals) == 1 == len(
@@ -169,9 +179,81 @@ def _no_hot(primals: Any, tangents: Any) -> Any:
     return MISS
 
 
+_KEPT = object()  # (_JVP.hot's keys of the code given only the nonzero tangents)
+
+
+def _nonzero_tangents(primals: Any, tangents: Any) -> tuple[int, ...] | None:
+    """The positions of the tangents that are not all zero (a NaN is not zero), where
+    some are and some are not, and every primal and tangent is a floating array
+    whose tangent has its primal's dtype and shape (else jvp's own checks decide):
+    None where no tangent can be left out."""
+    keep = []
+    for i, (p, d) in enumerate(zip(primals, tangents)):
+        if type(p) is not np.ndarray or type(d) is not np.ndarray or \
+                p.dtype.kind not in "fc" or d.dtype != p.dtype or d.shape != p.shape:
+            return None
+        if d.size and d.item(0) or _count_nonzero(d):
+            keep.append(i)
+    return tuple(keep) if keep and len(keep) < len(primals) else None
+
+
+def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...]) -> Any:
+    """jvp's result where only the tangents at ``keep`` are not all zero: the code of
+    the jvp in those primals alone, the others its constants as a closure's data are
+    (``jvp(g, (w, x, y), (v, zeros, zeros))`` of a gradient: no ``x_dot @ w`` nor
+    ``x_dot.T @ ...``); its own signature key, ``(n, keep)``.  A zero tangent adds
+    exact zeros, except through an inf or NaN it meets (``0 * inf``): where an
+    output of this code is not finite, None, and the full code runs instead."""
+    latest, n = _LATEST, len(primals)
+    result: Any = None
+    if latest[0] is fun and latest[1] is False and latest[2]._spec_error is None:
+        t = latest[2]
+        args = (*primals, *(tangents[i] for i in keep))
+        key = flat_key(args)
+        hit = t.hot.get((_KEPT, keep, key)) if key is not None else None
+        if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
+                hit[3] is None or hit[3]()) and t.ir is hit[7]:
+            if hit[4]:
+                read_free_names(hit[2])
+            try:
+                result = hit[2](*args)
+            except (ValueError, IndexError) as err:
+                reraise_located(err, t.ir, t.fn.__name__)
+            result = _hot_results(t, hit, fun, result, args, False, n)
+    if result is None and type(fun) is types.FunctionType:  # (a lambda made again)
+        found = families.family(fun)
+        if found is not None:
+            return families.run_as(found, fun, lambda canon: _jvp_kept(
+                canon, primals, tangents, keep))
+    if result is None:
+        result = _jvp_fast(fun, primals, tangents, False, keep)
+    if result is None:
+        result = _jvp(fun, primals, tangents, False, keep)
+        down = dtypes_down.target(fun, tuple(primals))
+        if down is not None:
+            result = tuple(dtypes_down.cast_at(down, r) for r in result)
+        result = _zero_d(result)
+    out, out_dot = result[0], result[1]
+    leaves = (out, out_dot) if type(out) is np.ndarray and type(out_dot) is np.ndarray \
+        else (*_leaves(out), *_leaves(out_dot))
+    for leaf in leaves:
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "fc" and \
+                not isfinite(vdot(leaf, leaf)):
+            return None  # (a square's overflow too: the full code then, as exact)
+    return result
+
+
+isfinite, vdot = cmath.isfinite, np.vdot
+try:  # (np.count_nonzero's own function, without its Python frame)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover (NumPy 1.x)
+    _count_nonzero = np.count_nonzero
+
+
 def _hot_results(t: _JVP, hit: tuple, fun: Any, result: Any, args: tuple,
-                 has_aux: bool) -> Any:
-    """jvp's hot path: the results of a plan's code as the checked path makes them."""
+                 has_aux: bool, n: int | None = None) -> Any:
+    """jvp's hot path: the results of a plan's code as the checked path makes them
+    (``n``: how many of ``args`` are primals, where not half of them)."""
     if hit[6]:
         # no objects to rebuild, fresh arrays: two of one dtype and shape are
         # the results as they are where the cast to the inputs' dtype (hit[8]:
@@ -194,7 +276,7 @@ def _hot_results(t: _JVP, hit: tuple, fun: Any, result: Any, args: tuple,
                         # (float32 inputs, code computing in float64:
                         # dtypes_down's cast, into new arrays)
                         return out.astype(down), out_dot.astype(down)
-    return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
+    return _finish(t, hit[1], fun, result, args, len(args) // 2 if n is None else n, has_aux)
 
 
 _SEQ = (tuple, list)
@@ -274,7 +356,10 @@ def _zero_d(result: tuple) -> tuple:
     return (zero_d(out), zero_d(out_dot)) + tuple(result[2:])
 
 
-def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
+         keep: tuple[int, ...] | None = None) -> Any:
+    """The checked path; ``keep``: the positions of the only tangents that are not all
+    zero (_jvp_kept), the others' primals then constants of the code."""
     given = primals  # (a NamedTuple argument returned: a NamedTuple, as JAX returns it)
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals, tangents = (trees.plain(tuple(primals), meta=True),
@@ -282,6 +367,8 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
     active = _inexact_args(primals)
+    if keep is not None:
+        active = tuple(i for i in active if i in keep)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
     if method is not None:  # (its function as a method of the object's class)
         method = (for_class(method[0], type(method[1])), method[1])
@@ -300,7 +387,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     t.specialize = getattr(fun, "specialize", True) is not False  # (a grad's own switch)
     try:
         result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
-                            len(primals))
+                            len(primals) if keep is None else (len(primals), active))
     except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
@@ -342,16 +429,18 @@ def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
     return records.rebuild(built, out), records.rebuild(built, out_dot)
 
 
-def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
+              keep: tuple[int, ...] | None = None) -> Any:
     """A jvp of arrays whose signature (every primal a floating array, the tangents
     of the same shapes and dtypes) an earlier call checked and ran: straight to its
     (specialized) code, guarded as grad's fast path is (free names, rules).  None
-    where it does not apply: the checked path runs."""
+    where it does not apply: the checked path runs.  ``keep``: only those tangents
+    are passed (the others are zero: _jvp_kept)."""
     global _LATEST
     if type(primals) not in _SEQ or type(tangents) not in _SEQ:
         return None
     n = len(primals)
-    args = (*primals, *tangents)
+    args = (*primals, *(tangents if keep is None else (tangents[i] for i in keep)))
     for a in args:
         if type(a) is not np.ndarray or a.dtype.kind not in "fc":
             return None
@@ -362,13 +451,15 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     t = per_fn.get(has_aux) if per_fn else None
     if t is None or not t._by_signature or t._spec_error is not None or len(tangents) != n:
         return None
-    hit = t._by_signature.get((n, call_signature(args)))
+    hit = t._by_signature.get((n if keep is None else (n, keep), call_signature(args)))
     if hit is None or hit.pending or not hit.valid():
         return None
     if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
-            t.hot[flat_key(args)] = _plan(t, hit, fun, args, n, has_aux)  # type: ignore[index]
+            key = flat_key(args)
+            t.hot[key if keep is None else (_KEPT, keep, key)] = _plan(  # type: ignore[index]
+                t, hit, fun, args, n, has_aux)
             t.last, t.last_hot = None, _no_hot  # (it may hold the plan this one replaces)
     if hit.free_names:
         read_free_names(hit.fn)
