@@ -19,10 +19,16 @@ registered class, ``None``) gets no generated function (None)."""
 
 from __future__ import annotations
 
+import cmath
 from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
+
+try:  # (np.count_nonzero's own function, without its Python frame)
+    from numpy._core.multiarray import count_nonzero
+except ImportError:  # pragma: no cover (NumPy 1.x)
+    count_nonzero = np.count_nonzero
 
 from ..primitives.registry import _GENERATION
 from .signatures import check_expression, read_free_names
@@ -159,7 +165,8 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
                  primal: int | None, guards: str | None = None, env: dict | None = None,
                  located: Callable | None = None,
                  any_array: bool = False,
-                 pair: list | None = None, split: bool = False) -> Callable | None:
+                 pair: list | None = None, split: bool = False,
+                 keep: tuple[int, ...] | None = None) -> Callable | None:
     """The generated hot path of ``plan`` (``_plan_call``'s or ``_tree_call``'s: its
     entry, code, free-names check, whether the code reads free names, the rules'
     generation at [0:5]), made from ``args``, a call's arguments that its key took:
@@ -177,11 +184,25 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it); ``split``:
     the function is ``hot(primals, tangents)`` of ``s2s.jvp``'s own arguments (two
     tuples of one array each, ``args`` their items), called straight from
-    ``jvp``'s first lines (no argument tuple to build there)."""
+    ``jvp``'s first lines (no argument tuple to build there); with ``keep``, the
+    tuples hold several primals and as many tangents, and the code takes the primals
+    and the tangents at ``keep`` only (``args``: those), the others tested to be all
+    zero (a NaN is not) and to have their primal's layout, and both results finite
+    (pushforward._jvp_kept's conditions)."""
     entry, fn, check, reads, generation = plan[:5]
     w = _Writer()
     names = [f"a{i}" for i in range(len(args))]
-    if split:  # (jvp's one primal and its tangent, in tuples: lists take jvp's own path)
+    zeros: list[str] = []
+    if keep is not None:  # (jvp's primals and their tangents, some zero, in tuples)
+        n = len(args) - len(keep)
+        tangents = [f"t{i}" for i in range(n)]
+        names = names[:n] + [tangents[i] for i in keep]
+        zeros = [tangents[i] for i in range(n) if i not in keep]
+        w.lines += ["    if type(p) is not tuple or type(t) is not tuple:", "        return MISS",
+                    "    try:", f"        {', '.join(names[:n])}, = p",
+                    f"        {', '.join(tangents)}, = t", "    except ValueError:",
+                    "        return MISS"]
+    elif split:  # (jvp's one primal and its tangent, in tuples: lists take jvp's own path)
         assert len(args) == 2
         w.lines += ["    if type(p) is not tuple or type(t) is not tuple:", "        return MISS",
                     "    try:", "        a0, = p", "        a1, = t", "    except ValueError:",
@@ -194,12 +215,20 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     for a, name in zip(args, names):
         if not w.structure(a, name):
             return None
+    for z in zeros:  # (a zero tangent: its primal's layout, then no entry not zero)
+        of = args[int(z[1:])]
+        w.layouts += [(f"type({z})", np.ndarray), (f"{z}.dtype", of.dtype),
+                      (f"{z}.shape", of.shape)]
     w.flush()
     w.flush_layouts()
+    if zeros:
+        w.env.update(CNZ=count_nonzero, isfinite=cmath.isfinite, vdot=np.vdot)
+        w.lines += [f"    if {' or '.join(f'CNZ({z})' for z in zeros)}:", "        return MISS"]
     free = "True"
     if check is not None:
+        passed = len(args) - len(keep) if keep is not None else 1 if split else len(args)
         free = check_expression(entry.free if hasattr(entry, "free") else entry, w.env,
-                                "g_", unread_defaults(owner, 1 if split else len(args)),
+                                "g_", unread_defaults(owner, passed),
                                 subscript=True) or f"{w.const(check)}()"
     w.env.update(env or {})
     w.env.update(owner=owner, fn=fn, finish=finish, read=read_free_names, located=located)
@@ -222,10 +251,12 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
         w.lines += ["    if type(r) is nd and not r.dtype.hasobject:", "        return r"]
     if pair is not None:
         w.env["PASSED"] = pair
+        finite = " and isfinite(vdot(o, od))" if zeros else ""
         w.lines += ["    o, od = r", "    if type(o) is nd and type(od) is nd and od.dtype is o.dtype "
-                    "is PASSED[0] and od.shape == o.shape:", "        return r"]
-    w.lines.append(f"    return finish({'(a0, a1)' if split else 'args'}, r)")
-    source = f"def hot({'p, t' if split else 'args'}):\n" + "\n".join(w.lines) + "\n"
+                    f"is PASSED[0] and od.shape == o.shape{finite}:", "        return r"]
+    given = f"({', '.join(names)})" if keep is not None else "(a0, a1)" if split else "args"
+    w.lines.append(f"    return finish({given}, r)")
+    source = f"def hot({'p, t' if split or keep is not None else 'args'}):\n" + "\n".join(w.lines) + "\n"
     exec(compile(source, "<s2s:hot_path>", "exec"), w.env)
     hot = w.env["hot"]
     hot.__s2s_source__ = source  # (what it checks, for a reader)

@@ -122,7 +122,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             1 < len(primals) == len(tangents):
         keep = _nonzero_tangents(primals, tangents)
         if keep is not None:  # (None: every tangent nonzero, or not all float arrays)
-            done = _jvp_kept(fun, primals, tangents, keep)
+            done = _jvp_kept(fun, primals, tangents, *keep)
             if done is not None:
                 return done
     if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
@@ -182,22 +182,31 @@ def _no_hot(primals: Any, tangents: Any) -> Any:
 _KEPT = object()  # (_JVP.hot's keys of the code given only the nonzero tangents)
 
 
-def _nonzero_tangents(primals: Any, tangents: Any) -> tuple[int, ...] | None:
-    """The positions of the tangents that are not all zero (a NaN is not zero), where
-    some are and some are not, and every primal and tangent is a floating array
-    whose tangent has its primal's dtype and shape (else jvp's own checks decide):
-    None where no tangent can be left out."""
-    keep = []
-    for i, (p, d) in enumerate(zip(primals, tangents)):
-        if type(p) is not np.ndarray or type(d) is not np.ndarray or \
-                p.dtype.kind not in "fc" or d.dtype != p.dtype or d.shape != p.shape:
+def _nonzero_tangents(primals: Any, tangents: Any) -> tuple[tuple, tuple] | None:
+    """``(the positions of the tangents that are not all zero, the primals' shapes and
+    dtypes in one flat tuple)`` (a NaN is not zero), where some are and some are not,
+    and every primal and tangent is a floating array whose tangent has its primal's
+    dtype and shape (else jvp's own checks decide): None where no tangent can be left
+    out.  (The flat tuple is also that of the arguments the code is given:
+    ``flat_key``, _JVP.hot's key.)"""
+    keep, key = [], []
+    i = 0
+    for p, d in zip(primals, tangents):
+        if type(p) is not np.ndarray or type(d) is not np.ndarray:
             return None
+        shape, dtype = p.shape, p.dtype
+        if dtype.kind not in "fc" or d.dtype is not dtype and d.dtype != dtype or \
+                d.shape != shape:
+            return None
+        key += (shape, dtype)
         if d.size and d.item(0) or _count_nonzero(d):
             keep.append(i)
-    return tuple(keep) if keep and len(keep) < len(primals) else None
+        i += 1
+    return (tuple(keep), tuple(key)) if keep and len(keep) < i else None
 
 
-def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...]) -> Any:
+def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...],
+              key: tuple) -> Any:
     """jvp's result where only the tangents at ``keep`` are not all zero: the code of
     the jvp in those primals alone, the others its constants as a closure's data are
     (``jvp(g, (w, x, y), (v, zeros, zeros))`` of a gradient: no ``x_dot @ w`` nor
@@ -209,8 +218,7 @@ def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...])
     if latest[0] is fun and latest[1] is False and latest[2]._spec_error is None:
         t = latest[2]
         args = (*primals, *(tangents[i] for i in keep))
-        key = flat_key(args)
-        hit = t.hot.get((_KEPT, keep, key)) if key is not None else None
+        hit = t.hot.get((_KEPT, keep, key))
         if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
                 hit[3] is None or hit[3]()) and t.ir is hit[7]:
             if hit[4]:
@@ -220,11 +228,13 @@ def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...])
             except (ValueError, IndexError) as err:
                 reraise_located(err, t.ir, t.fn.__name__)
             result = _hot_results(t, hit, fun, result, args, False, n)
+            if hit[10] is not None:  # (its generated path, jvp's first test from now)
+                t.last, t.last_hot = None, hit[10]
     if result is None and type(fun) is types.FunctionType:  # (a lambda made again)
         found = families.family(fun)
         if found is not None:
             return families.run_as(found, fun, lambda canon: _jvp_kept(
-                canon, primals, tangents, keep))
+                canon, primals, tangents, keep, key))
     if result is None:
         result = _jvp_fast(fun, primals, tangents, False, keep)
     if result is None:
@@ -233,14 +243,21 @@ def _jvp_kept(fun: Callable, primals: Any, tangents: Any, keep: tuple[int, ...])
         if down is not None:
             result = tuple(dtypes_down.cast_at(down, r) for r in result)
         result = _zero_d(result)
+    return result if _finite(result) else None
+
+
+def _finite(result: tuple) -> bool:
+    """Whether both outputs of a jvp hold only finite numbers (an overflow of a
+    product of two also reads as not: the full code then, as exact)."""
     out, out_dot = result[0], result[1]
-    leaves = (out, out_dot) if type(out) is np.ndarray and type(out_dot) is np.ndarray \
-        else (*_leaves(out), *_leaves(out_dot))
-    for leaf in leaves:
+    if type(out) is np.ndarray and type(out_dot) is np.ndarray and out.shape == out_dot.shape:
+        # (one product: a non-finite entry of either makes one, 0 * inf included)
+        return isfinite(vdot(out, out_dot))
+    for leaf in (*_leaves(out), *_leaves(out_dot)):
         if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "fc" and \
                 not isfinite(vdot(leaf, leaf)):
-            return None  # (a square's overflow too: the full code then, as exact)
-    return result
+            return False
+    return True
 
 
 isfinite, vdot = cmath.isfinite, np.vdot
@@ -299,14 +316,16 @@ def forget(fun: Any) -> None:
         _LATEST = (None, None, None)
 
 
-def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool) -> tuple:
+def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool,
+          keep: tuple[int, ...] | None = None) -> tuple:
     """What jvp's hot path reads of a specialized entry, in one tuple: ``(fun, the
     entry, its code, its free names' check (None: it reads none), whether the code
     reads free names, the rules' generation it was made with, whether its results
     may need nothing done (no objects to rebuild, fresh arrays, any cast to the
     inputs' dtype one of both outputs), the IR, the dtype of that cast or None, a
     list holding the dtype of results returned as they are, once one was, the
-    generated path of a one-primal call or None)``."""
+    generated path of a one-primal call, or of a call given zero tangents but at
+    ``keep`` (_jvp_kept), or None)``."""
     down = dtypes_down.target(fun, args[:n])
     plain = (down is None or down[0] is None) and t.built_template() is None and \
         hit.fresh and not has_aux
@@ -323,6 +342,16 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
                        "owner.ir is IR", {"IR": t.ir},
                        lambda err: reraise_located(err, t.ir, t.fn.__name__),
                        pair=plan[9] if plain else None, split=True) if n == 1 else None
+    if keep is not None:
+        def finish(args: tuple, r: Any) -> Any:  # (not finite: MISS, _jvp_kept decides)
+            r = _hot_results(t, plan, fun, r, args, has_aux, n)
+            return r if _finite(r) else MISS
+
+        hot = hot_function(t, (hit, hit.fn, check, hit.free_names, None), args, finish, None,
+                           f"GEN[0] == {hit.generation!r} and owner._spec_error is None and "
+                           "owner.ir is IR", {"IR": t.ir},
+                           lambda err: reraise_located(err, t.ir, t.fn.__name__),
+                           pair=plan[9] if plain else None, keep=keep)
     return plan + (hot,)
 
 
@@ -457,9 +486,8 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
     if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
-            key = flat_key(args)
-            t.hot[key if keep is None else (_KEPT, keep, key)] = _plan(  # type: ignore[index]
-                t, hit, fun, args, n, has_aux)
+            key = flat_key(args) if keep is None else (_KEPT, keep, flat_key(primals))
+            t.hot[key] = _plan(t, hit, fun, args, n, has_aux, keep)  # type: ignore[index]
             t.last, t.last_hot = None, _no_hot  # (it may hold the plan this one replaces)
     if hit.free_names:
         read_free_names(hit.fn)
