@@ -257,3 +257,15 @@ def test_against_jax(dtype):
         want = jax.jvp(jg, (w, x), (v, np.zeros_like(x)))
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, np.asarray(b), **tol)
+
+
+def test_module_state_changed_between_calls(monkeypatch):
+    """A module constant the loss reads, rebound between calls (after the code given
+    only w's tangent specialized and took jvp's generated path): each call's own."""
+    g = s2s.grad(F.scaled_rows)
+    w, v, x, _ = _data(n=5, seed=8)
+    for k in range(8):
+        monkeypatch.setattr(F, "SCALE", 1.0 + (k // 3))
+        out, tangent = s2s.jvp(g, (w, x), (v, np.zeros_like(x)))
+        np.testing.assert_allclose(out, F.SCALE * tanh_rows_grad(w, x), rtol=1e-12)
+        np.testing.assert_allclose(tangent, F.SCALE * tanh_rows_hvp(w, v, x), rtol=1e-10)
