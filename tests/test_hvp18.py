@@ -269,3 +269,32 @@ def test_module_state_changed_between_calls(monkeypatch):
         out, tangent = s2s.jvp(g, (w, x), (v, np.zeros_like(x)))
         np.testing.assert_allclose(out, F.SCALE * tanh_rows_grad(w, x), rtol=1e-12)
         np.testing.assert_allclose(tangent, F.SCALE * tanh_rows_hvp(w, v, x), rtol=1e-10)
+
+
+class _Scaled:
+    def __init__(self):
+        self.scale = np.array([1.0, 2.0, 3.0])
+
+    def f(self, a, b):
+        return np.sin(a * self.scale) * b
+
+
+@pytest.mark.slow
+def test_a_bound_method_and_a_lambda_made_again():
+    """A bound method (its object's attributes a primal before the user's: the kept
+    positions shift) with its attribute changing, and a lambda made at every call
+    over the data (jvp's families): each call's own values."""
+    m = _Scaled()
+    rng = np.random.default_rng(9)
+    for k in range(5):
+        a, b, u = (rng.normal(size=3) for _ in range(3))
+        _, t = s2s.jvp(m.f, (a, b), (u, np.zeros(3)))
+        np.testing.assert_allclose(t, np.cos(a * m.scale) * m.scale * u * b, rtol=1e-12)
+        _, t = s2s.jvp(m.f, (a, b), (np.zeros(3), u))
+        np.testing.assert_allclose(t, np.sin(a * m.scale) * u, rtol=1e-12)
+        m.scale = m.scale + 1
+    for k in range(6):
+        w, v, x, y = _data(n=6, seed=20 + k)
+        out, tangent = s2s.jvp(lambda w, x: G(w, x, y), (w, x), (v, np.zeros_like(x)))
+        np.testing.assert_allclose(out, grad_closed(w, x, y), rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(tangent, hvp_closed(w, v, x, y), rtol=1e-10, atol=1e-13)
