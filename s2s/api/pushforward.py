@@ -51,6 +51,9 @@ class _JVP(Transformed):
         # the generated path (api/hotcode.py) of ``last``'s plan, on jvp's own
         # arguments: ``last_hot(primals, tangents)`` (``MISS``: none, or a test failed)
         self.last_hot: Callable[[Any, Any], Any] = _no_hot
+        # whether a call was given tangents some of which were all zero (_jvp_kept):
+        # the hot path then tests which are at every call
+        self.zeros_seen = False
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: Any) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -118,13 +121,6 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         out = latest[2].last_hot(primals, tangents)
         if out is not MISS:
             return out
-    if not has_aux and type(primals) in _SEQ and type(tangents) in _SEQ and \
-            1 < len(primals) == len(tangents):
-        keep = _nonzero_tangents(primals, tangents)
-        if keep is not None:  # (None: every tangent nonzero, or not all float arrays)
-            done = _jvp_kept(fun, primals, tangents, *keep)
-            if done is not None:
-                return done
     if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
         t = latest[2]
         if type(primals) in _SEQ and type(tangents) in _SEQ and len(primals) == 1 == len(
@@ -147,6 +143,10 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                         t.last = (*key, hit)
                         t.last_hot = hit[10] or _no_hot
         else:
+            if t.zeros_seen:  # (given zero tangents before: which are zero now?)
+                done = _without_zeros(fun, primals, tangents, has_aux)
+                if done is not None:
+                    return done
             args, hit = _hot_entry(t, primals, tangents)
         if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
                 hit[3] is None or hit[3]()) and t.ir is hit[7]:
@@ -163,6 +163,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if found is not None:
             return families.run_as(found, fun, lambda canon: jvp(
                 canon, primals, tangents, has_aux))
+    done = _without_zeros(fun, primals, tangents, has_aux)
+    if done is not None:
+        return done
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done
@@ -182,6 +185,18 @@ def _no_hot(primals: Any, tangents: Any) -> Any:
 _KEPT = object()  # (_JVP.hot's keys of the code given only the nonzero tangents)
 
 
+def _without_zeros(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+    """jvp's result by the code given only the tangents not all zero (_jvp_kept), or
+    None where none is zero, or the primals are not all floating arrays, or that code
+    gave a number not finite.  (Tested on the hot path only for a transform given zero
+    tangents before, ``_JVP.zeros_seen``: a loop of nonzero tangents pays nothing.)"""
+    if has_aux or type(primals) not in _SEQ or type(tangents) not in _SEQ or \
+            not 1 < len(primals) == len(tangents):
+        return None
+    keep = _nonzero_tangents(primals, tangents)
+    return None if keep is None else _jvp_kept(fun, primals, tangents, *keep)
+
+
 def _nonzero_tangents(primals: Any, tangents: Any) -> tuple[tuple, tuple] | None:
     """``(the positions of the tangents that are not all zero, the primals' shapes and
     dtypes in one flat tuple)`` (a NaN is not zero), where some are and some are not,
@@ -189,6 +204,11 @@ def _nonzero_tangents(primals: Any, tangents: Any) -> tuple[tuple, tuple] | None
     dtype and shape (else jvp's own checks decide): None where no tangent can be left
     out.  (The flat tuple is also that of the arguments the code is given:
     ``flat_key``, _JVP.hot's key.)"""
+    for d in tangents:  # (the common case first: every tangent's first entry not zero)
+        if type(d) is not np.ndarray or not d.size or not d.item(0):
+            break
+    else:
+        return None
     keep, key = [], []
     i = 0
     for p, d in zip(primals, tangents):
@@ -405,6 +425,8 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals), args=primals), has_aux)
     t._refresh()
+    if keep is not None:
+        t.zeros_seen = True
     t.hot.clear()  # (a checked call: what a signature runs may have changed)
     t.last, t.last_hot = None, _no_hot
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
