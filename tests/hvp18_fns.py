@@ -27,3 +27,9 @@ SCALE = 1.0  # (a module constant the tests rebind between calls)
 
 def scaled_rows(w, x):
     return SCALE * np.sum(np.tanh(x @ w) ** 2)
+
+
+def hidden_overflow(w, x):
+    """The gradient in w, exp(-exp(x)), is 0 where exp(x) overflows; its derivative in
+    x there is -inf * 0: NaN, where an explicit zero tangent of x meets it."""
+    return np.sum(w * np.exp(-np.exp(x)))

@@ -298,3 +298,28 @@ def test_a_bound_method_and_a_lambda_made_again():
         out, tangent = s2s.jvp(lambda w, x: G(w, x, y), (w, x), (v, np.zeros_like(x)))
         np.testing.assert_allclose(out, grad_closed(w, x, y), rtol=1e-10, atol=1e-13)
         np.testing.assert_allclose(tangent, hvp_closed(w, v, x, y), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_zero_tangent_adds_nothing_as_in_jaxs_closure_form(dtype):
+    """Where a zero tangent meets an overflow the outputs do not show (exp(-exp(x)) at
+    x = 1000: its x-derivative -inf * 0), the full code's 0 * NaN is NaN and JAX's jvp
+    given the explicit zeros is NaN there; s2s's jvp leaves the zero tangent out and
+    gives the derivative along (v, 0) that JAX's jvp of the closure over x gives (0,
+    the gradient not depending on w), at every call (the first, specialized, hot)."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    J = support.jax_twin(F)
+    g = s2s.grad(F.hidden_overflow)
+    x = np.array([1000.0, 0.0, 1.0], dtype)
+    for k in range(5):
+        w, v = np.full(3, 1.0 + k, dtype), np.full(3, 0.5 - k, dtype)
+        with np.errstate(all="ignore"):
+            out, tangent = s2s.jvp(g, (w, x), (v, np.zeros(3, dtype)))
+        want_out, want = jax.jvp(lambda w: jax.grad(J.hidden_overflow)(w, x), (w,), (v,))
+        tol = support.jax_tol(dtype, f64=1e-12, f32=1e-6)
+        np.testing.assert_allclose(out, np.asarray(want_out), **tol)
+        np.testing.assert_array_equal(tangent, np.asarray(want))
+        _, explicit = jax.jvp(jax.grad(J.hidden_overflow), (w, x), (v, np.zeros(3, dtype)))
+        assert np.isnan(explicit[0])  # (JAX's explicit zeros: the difference, pinned)
