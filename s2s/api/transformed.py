@@ -625,7 +625,9 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
             fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
-    return callables.transformable(
+    from .family_grads import member  # (a lambda made again: its family's transform)
+    made = member(fun, (mode, argnums, has_aux, holomorphic))
+    return made if made is not None else callables.transformable(
         fun, lambda f: Transformed(f, mode, argnums, has_aux, holomorphic))
 
 
@@ -734,8 +736,6 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
 # the jvp transforms per function and has_aux (api/pushforward.py)
 # (not weak: each transform holds its function, which would keep the key alive)
 JVPS: LRU[Any, dict[bool, Any]] = LRU(128)
-
-
 
 
 # other transforms' latest code per function, by name: api/shapes.py's "eval_shape"
