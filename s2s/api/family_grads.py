@@ -24,7 +24,7 @@ import types
 import weakref
 from typing import Any, Callable
 
-from . import callables, families
+from . import callables, families, transformed
 from .transformed import Transformed
 
 # canonical function -> {transform options: its Transformed, or None where grad
@@ -108,3 +108,6 @@ class Member(Transformed):
                 self.__class__ = Transformed  # type: ignore[assignment]
                 del self.__dict__["_member"]
         return self
+
+
+transformed.FAMILY_MEMBER = member
