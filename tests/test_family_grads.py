@@ -143,6 +143,8 @@ def test_other_uses_make_its_own_transform():
     assert type(made[3]) is family_grads.Member
     w, x, y = _data(3)
     assert repr(made[3]) == "<s2s grad of make.<locals>.<lambda>>"
+    assert made[3].__name__ == "lambda_grad" and "make.<locals>" in made[3].__doc__
+    assert type(made[3]) is family_grads.Member  # (none of those made it its own)
     assert "def " in made[3].source and type(made[3]) is Transformed
     np.testing.assert_allclose(made[3](w), logistic_grad(w, x, y), rtol=1e-12)
     w, x, y = _data(2)

@@ -2,7 +2,8 @@
 ``s2s.jvp(lambda w: g(w, x, y), (w,), (v,))`` with ``g = s2s.grad(loss)`` (an HVP as
 JAX users write it) and ``s2s.grad(lambda w: loss(w, x, y))(w)``, beside a hand-written
 HVP and ``jax.jvp`` eager of the jnp twin.  CPU time (process_time), best of rounds,
-the forms interleaved, 1 BLAS thread; specializing synchronous.
+the forms interleaved, 1 BLAS thread; specializing synchronous.  A grad of a lambda
+made again runs its family's transform (s2s/api/family_grads.py).
 
     PYTHONPATH=. python tools/bench_fresh_lambda.py        # N=20 calls a round
 """
@@ -29,6 +30,10 @@ def hand(w, v, x, y):
     return x.T @ (s * (1.0 - s) * (x @ v)) / x.shape[0]
 
 
+def hand_grad(w, x, y):
+    return x.T @ (-y / (1.0 + np.exp(y * (x @ w)))) / x.shape[0]
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     w, v = rng.normal(size=8), rng.normal(size=8)
@@ -41,8 +46,23 @@ def main() -> None:
     def grad_lambda():
         return s2s.grad(lambda w: logistic_mean(w, x, y))(w)
 
+    batches = [(x[i::4].copy(), y[i::4].copy()) for i in range(4)]  # (64 rows each)
+    step = [0]
+
+    def grad_batch():  # a training step: each batch's arrays new, as a loader's are
+        xb, yb = batches[step[0] % 4]
+        step[0] += 1
+        xb, yb = xb.copy(), yb.copy()
+        return s2s.grad(lambda w: logistic_mean(w, xb, yb))(w)
+
+    def value_lambda():
+        return s2s.value_and_grad(lambda w: logistic_mean(w, x, y))(w)
+
     forms = {"hand HVP": lambda: hand(w, v, x, y), "s2s.jvp(lambda w: g(w, x, y))": hvp_lambda,
-             "s2s.grad(lambda w: loss(w, x, y))(w)": grad_lambda}
+             "s2s.grad(lambda w: loss(w, x, y))(w)": grad_lambda,
+             "s2s.grad(loss)(w, x, y) (made once)": lambda: g(w, x, y),
+             "s2s.grad(lambda w: loss(w, xb, yb))(w), new batch arrays": grad_batch,
+             "s2s.value_and_grad(lambda w: loss(w, x, y))(w)": value_lambda}
     try:
         import jax
         import jax.numpy as jnp
@@ -60,8 +80,11 @@ def main() -> None:
     for name, f in forms.items():
         for _ in range(4):
             r = f()
-        if "grad(" not in name:
+        if "HVP" in name or "jvp" in name:
             np.testing.assert_allclose(r, hand(w, v, x, y), rtol=1e-9, atol=1e-12)
+        elif "batch" not in name:
+            r = r[1] if "value_and_grad" in name else r
+            np.testing.assert_allclose(r, hand_grad(w, x, y), rtol=1e-9, atol=1e-12)
     n = int(os.environ.get("N", "20"))
     best = {k: 1e9 for k in forms}
     for _ in range(5):

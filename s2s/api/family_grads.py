@@ -71,6 +71,8 @@ class Member(Transformed):
     def __init__(self, fun: Callable, found: tuple, shared: Transformed,
                  options: tuple) -> None:
         self.__dict__["_member"] = (fun, found, shared, options)
+        self.__name__ = self.__qualname__ = shared.__name__  # (as the Transformed's)
+        self.__doc__ = f"The {options[0]} of {fun.__qualname__}, emitted by s2s."
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         own = self.__dict__.get("_member")
