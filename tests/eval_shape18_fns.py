@@ -38,3 +38,9 @@ def static_kw(x, *, n=2, mode="sum"):
 
 def static_sum(x, n):
     return np.sum(np.sin(x[:n]) ** 2) * n
+
+
+def kwonly_objects(x, *, cfg={"s": 2.0, "n": 3}, k=None, shape=(3, 2), dtype=np.float32):
+    head = x if k is None else x[:k]
+    return {"scaled": head * cfg["s"], "zeros": np.zeros(cfg["n"]),
+            "reshaped": np.reshape(x, shape), "cast": np.asarray(x, dtype=dtype) * 2}

@@ -40,6 +40,11 @@ def test_keyword_only_defaults_are_values(dtype) -> None:
     same(s2s.eval_shape(F.kwonly_tuple, x[0]), jax.eval_shape(J.kwonly_tuple, x[0]))
     w = np.ones(5, dtype)
     same(s2s.eval_shape(F.kwonly_required, x, w=w), jax.eval_shape(J.kwonly_required, x, w=w))
+    # a dict, None, a tuple, a dtype left at their defaults (None passed: nothing traced)
+    six = np.ones(6, dtype)
+    same(s2s.eval_shape(F.kwonly_objects, six), jax.eval_shape(J.kwonly_objects, six))
+    same(s2s.eval_shape(F.kwonly_objects, six, k=None),
+         jax.eval_shape(J.kwonly_objects, six, k=None))
     # passed by keyword: abstract, as JAX traces it (an array, a float)
     scale = np.ones(5, np.float32)
     same(s2s.eval_shape(F.kwonly, x, scale=scale), jax.eval_shape(J.kwonly, x, scale=scale))

@@ -93,7 +93,9 @@ class ShapeEvaluated(Transformed):
             if name in passed or kind in (inspect.Parameter.VAR_POSITIONAL,
                                           inspect.Parameter.VAR_KEYWORD):
                 bound.arguments[name] = tree_util.tree_map(_struct, bound.arguments[name])
-            elif kind == inspect.Parameter.KEYWORD_ONLY:
+            if kind == inspect.Parameter.KEYWORD_ONLY and not any(isinstance(
+                    leaf, ShapeDtypeStruct) for leaf in tree_util.tree_leaves(
+                    bound.arguments[name])):  # (a default, static, or None: no leaf traced)
                 kwonly_known.add(name)
         args, kwargs = bound.args, bound.kwargs
         if has_nodes(args, True):  # NamedTuples, registered classes, None
