@@ -61,3 +61,16 @@ def keyword_step(grad, w, b, x):
 def make(grad, x, y):
     """The transform of a new lambda, uncalled."""
     return grad(lambda w: logistic(w, x, y))
+
+
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    m = np.max(logits, axis=1, keepdims=True)
+    logp = logits - m - np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
+    return -np.mean(np.sum(y * logp, axis=1))
+
+
+def mlp_step(grad, params, x, y):
+    return grad(lambda p: mlp_loss(p, x, y))(params)

@@ -223,5 +223,10 @@ def test_against_jax(dtype):
             same(F.global_step(s2s.grad, w, w[::-1]), J.global_step(jax.grad, w, w[::-1]))
             same(F.two_on_a_line(s2s.grad, w, w + 1), J.two_on_a_line(jax.grad, w, w + 1))
             same(F.aux_step(s2s.grad, w, w * k), J.aux_step(jax.grad, w, w * k))
+            params = [rng.normal(size=s).astype(dtype) for s in ((4, 5), (5,), (5, 3), (3,))]
+            labels = np.eye(3, dtype=xd)[rng.integers(0, 3, n)]
+            if n:  # (a list of parameters; the batch's rows and dtype as above)
+                same(F.mlp_step(s2s.grad, params, x, labels),
+                     J.mlp_step(jax.grad, params, x, labels))
     finally:
         F.SCALE, F.ACT = 1.0, np.tanh

@@ -30,6 +30,15 @@ def hand(w, v, x, y):
     return x.T @ (s * (1.0 - s) * (x @ v)) / x.shape[0]
 
 
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    m = np.max(logits, axis=1, keepdims=True)
+    logp = logits - m - np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
+    return -np.mean(np.sum(y * logp, axis=1))
+
+
 def hand_grad(w, x, y):
     return x.T @ (-y / (1.0 + np.exp(y * (x @ w)))) / x.shape[0]
 
@@ -55,6 +64,15 @@ def main() -> None:
         xb, yb = xb.copy(), yb.copy()
         return s2s.grad(lambda w: logistic_mean(w, xb, yb))(w)
 
+    params = [rng.normal(size=(16, 32)) * 0.1, np.zeros(32), rng.normal(size=(32, 4)) * 0.1,
+              np.zeros(4)]
+    xm, ym = rng.normal(size=(64, 16)), np.eye(4)[rng.integers(0, 4, 64)]
+    g_mlp = s2s.grad(mlp_loss)
+
+    def mlp_lambda():  # (new batch arrays at each step)
+        xb, yb = xm.copy(), ym.copy()
+        return s2s.grad(lambda p: mlp_loss(p, xb, yb))(params)
+
     def value_lambda():
         return s2s.value_and_grad(lambda w: logistic_mean(w, x, y))(w)
 
@@ -62,7 +80,9 @@ def main() -> None:
              "s2s.grad(lambda w: loss(w, x, y))(w)": grad_lambda,
              "s2s.grad(loss)(w, x, y) (made once)": lambda: g(w, x, y),
              "s2s.grad(lambda w: loss(w, xb, yb))(w), new batch arrays": grad_batch,
-             "s2s.value_and_grad(lambda w: loss(w, x, y))(w)": value_lambda}
+             "s2s.value_and_grad(lambda w: loss(w, x, y))(w)": value_lambda,
+             "MLP: s2s.grad(mlp_loss)(params, x, y) (made once)": lambda: g_mlp(params, xm, ym),
+             "MLP: s2s.grad(lambda p: mlp_loss(p, xb, yb))(params)": mlp_lambda}
     try:
         import jax
         import jax.numpy as jnp
@@ -82,6 +102,9 @@ def main() -> None:
             r = f()
         if "HVP" in name or "jvp" in name:
             np.testing.assert_allclose(r, hand(w, v, x, y), rtol=1e-9, atol=1e-12)
+        elif name.startswith("MLP"):
+            for a, b in zip(r, g_mlp(params, xm, ym)):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
         elif "batch" not in name:
             r = r[1] if "value_and_grad" in name else r
             np.testing.assert_allclose(r, hand_grad(w, x, y), rtol=1e-9, atol=1e-12)
