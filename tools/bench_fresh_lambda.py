@@ -81,6 +81,8 @@ def main() -> None:
              "s2s.grad(loss)(w, x, y) (made once)": lambda: g(w, x, y),
              "s2s.grad(lambda w: loss(w, xb, yb))(w), new batch arrays": grad_batch,
              "s2s.value_and_grad(lambda w: loss(w, x, y))(w)": value_lambda,
+             "s2s.vjp(lambda w: loss(w, x, y), w)[1](1.0)": lambda: s2s.vjp(
+                 lambda w: logistic_mean(w, x, y), w)[1](1.0)[0],
              "MLP: s2s.grad(mlp_loss)(params, x, y) (made once)": lambda: g_mlp(params, xm, ym),
              "MLP: s2s.grad(lambda p: mlp_loss(p, xb, yb))(params)": mlp_lambda}
     try:
@@ -106,7 +108,7 @@ def main() -> None:
             for a, b in zip(r, g_mlp(params, xm, ym)):
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
         elif "batch" not in name:
-            r = r[1] if "value_and_grad" in name else r
+            r = r[1] if "value_and_grad" in name else r  # (vjp's: the gradient too)
             np.testing.assert_allclose(r, hand_grad(w, x, y), rtol=1e-9, atol=1e-12)
     n = int(os.environ.get("N", "20"))
     best = {k: 1e9 for k in forms}
