@@ -19,6 +19,7 @@ from ..runtime import ShapeDtypeStruct
 from ..transforms.module import Module
 from ..transforms.shapes import emit_shapes
 from . import records, transformed, tree_util, trees
+from .jit import Jitted, _signature_of
 from .transformed import Transformed
 from .trees import has_nodes, plain_args
 
@@ -61,8 +62,9 @@ class ShapeEvaluated(Transformed):
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: Any, tuple_out: Any) -> None:
         # (``argnums`` here: per argument, the leaf paths the call passes values at,
-        # a bound method's numbers: part of the code's cache key)
-        emit_shapes(ir, kinds, module, self.__name__, argnums)
+        # a bound method's numbers; ``tuple_out``: the keyword-only parameters holding
+        # values; both part of the code's cache key)
+        emit_shapes(ir, kinds, module, self.__name__, argnums, tuple_out or frozenset())
 
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
@@ -71,29 +73,38 @@ class ShapeEvaluated(Transformed):
         return self._last
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(*args, **kwargs)
+        return self.evaluate(args, kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
+        return self.evaluate(args, kwargs)
+
+    def evaluate(self, args: tuple, kwargs: dict, static: frozenset = frozenset()) -> Any:
         # (what the call passes is abstract in the emitted code, as JAX traces it; a
         # default the call leaves is a value the code reads, as JAX's, which traces
-        # only what is passed: `np.bincount(labels)` of default labels has a length)
-        # (a keyword-only one stays abstract: the code's key reads the positional ones)
+        # only what is passed: `np.bincount(labels)` of default labels has a length;
+        # ``static``: the parameters a jit's static_argnums/argnames name, values too)
         sig = _signature(self.fn)
         bound = sig.bind(*args, **kwargs)
-        passed = set(bound.arguments)
+        passed = set(bound.arguments) - static
         bound.apply_defaults()
+        kwonly_known = set()
         for name in bound.arguments:
-            if name in passed or sig.parameters[name].kind not in (
-                    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            kind = sig.parameters[name].kind
+            if name in passed or kind in (inspect.Parameter.VAR_POSITIONAL,
+                                          inspect.Parameter.VAR_KEYWORD):
                 bound.arguments[name] = tree_util.tree_map(_struct, bound.arguments[name])
+            if kind == inspect.Parameter.KEYWORD_ONLY and not any(isinstance(
+                    leaf, ShapeDtypeStruct) for leaf in tree_util.tree_leaves(
+                    bound.arguments[name])):  # (a default, static, or None: no leaf traced)
+                kwonly_known.add(name)
         args, kwargs = bound.args, bound.kwargs
         if has_nodes(args, True):  # NamedTuples, registered classes, None
             args = plain_args(args, ())
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
         try:
-            _, fn = self._generate(kinds, tuple(_known(a) for a in args), False,
-                                   nargs=len(args))
+            _, fn = self._generate(kinds, tuple(_known(a) for a in args),
+                                   frozenset(kwonly_known), nargs=len(args))
         except TransformError as err:
             raise err.with_func(self.fn.__name__) from None
         try:
@@ -167,6 +178,10 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     or anything with ``.shape`` and ``.dtype`` (``s2s.ShapeDtypeStruct``,
     ``jax.ShapeDtypeStruct``); ``fun`` never runs on data: s2s emits code computing
     each value's shape and dtype from theirs (``s2s.source(fun, "eval_shape")``)."""
+    static: frozenset = frozenset()
+    while isinstance(fun, Jitted):  # s2s.jit(f): f's shapes, its static arguments values
+        static |= _static_names(fun, len(args))
+        fun = fun.fun
     if isinstance(getattr(fun, "in_axes", None), (int, tuple, type(None))) and hasattr(
             fun, "code_per_rank"):  # s2s.vmap(f): f's shapes per example, batched
         return _vmapped(fun, args, kwargs)
@@ -177,7 +192,22 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     evaluated = _BY_FUNCTION.get(fun)
     if evaluated is None:
         evaluated = _BY_FUNCTION[fun] = ShapeEvaluated(fun)
-    return evaluated(*args, **kwargs)
+    return evaluated.evaluate(args, kwargs, static)
+
+
+def _static_names(jitted: Jitted, nargs: int) -> frozenset:
+    """The parameters of ``jitted``'s function its static_argnums and static_argnames
+    name (a call's values, as ``jax.jit`` makes them: never shapes)."""
+    names = set(jitted.static_argnames)
+    if not jitted.static_argnums:
+        return frozenset(names)
+    sig = _signature_of(jitted.fun)  # (the one the jit read its static_argnums with)
+    params = list(sig.parameters) if sig is not None else []
+    for n in jitted.static_argnums:
+        i = n % nargs if n < 0 and nargs else n
+        if 0 <= i < len(params):
+            names.add(params[i])
+    return frozenset(names)
 
 
 def _known(value: Any, path: tuple = ()) -> frozenset:

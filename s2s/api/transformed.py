@@ -570,9 +570,10 @@ def rebuilds_outputs(t: Transformed) -> bool:
     return t.has_aux and t.mode in ("grad", "value_and_grad")
 
 
-# The self-check lives in tools/, a floor above api/: the package root, which may import
-# every floor, installs it here, so api never imports tools (s2s/__init__.py)
+# Installed from above: the self-check (tools/, a floor above api/, by the package root:
+# s2s/__init__.py) and FAMILY_MEMBER, grad of a lambda made again (api/family_grads.py)
 SELF_CHECK: Callable[..., dict] | None = None
+FAMILY_MEMBER: Callable[[Any, tuple], Any] = lambda fun, options: None  # noqa: E731
 
 
 def grad(
@@ -625,7 +626,8 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
             fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
-    return callables.transformable(
+    made = FAMILY_MEMBER(fun, (mode, argnums, has_aux, holomorphic))
+    return made if made is not None else callables.transformable(
         fun, lambda f: Transformed(f, mode, argnums, has_aux, holomorphic))
 
 
@@ -734,8 +736,6 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
 # the jvp transforms per function and has_aux (api/pushforward.py)
 # (not weak: each transform holds its function, which would keep the key alive)
 JVPS: LRU[Any, dict[bool, Any]] = LRU(128)
-
-
 
 
 # other transforms' latest code per function, by name: api/shapes.py's "eval_shape"

@@ -48,11 +48,12 @@ TRUTH = {"not_", "and_", "or_", "float", "int", "range", "reversed", "pyexpr"}
 
 
 def emit_shapes(fn: Function, kinds: tuple, module: Module, name: str,
-                known: tuple = ()) -> str:
+                known: tuple = (), kwonly_known: frozenset = frozenset()) -> str:
     """The shape code of ``fn`` for arguments of structures ``kinds``; ``known``
     gives, per argument, the leaf paths that hold values the code reads as they are
-    (a bound method's numbers, as JAX closes over them); every other leaf is a
-    ShapeDtypeStruct."""
+    (a bound method's numbers, as JAX closes over them), ``kwonly_known`` the
+    keyword-only parameters that hold values (left at their defaults, or static);
+    every other leaf is a ShapeDtypeStruct."""
     module.taken.add(name)
     module.taken |= fn.names.taken
     module.namespace.update(fn.namespace)
@@ -63,7 +64,7 @@ def emit_shapes(fn: Function, kinds: tuple, module: Module, name: str,
             continue
         shapes.known_paths[p] = set(paths)
     text = shapes.build(name, tuple(() not in paths for paths in known) + (True,) * (
-        len(fn.params) - len(known)))
+        len(fn.params) - len(known)), kwonly_known)
     module.functions.append(text)
     return name
 
@@ -165,11 +166,11 @@ class _Shapes:
 
     # ---- the function -----------------------------------------------------------------
 
-    def build(self, name: str, pattern: tuple) -> str:
+    def build(self, name: str, pattern: tuple, kwonly_known: frozenset = frozenset()) -> str:
         for p, abstract in zip(self.fn.params, pattern):
             if abstract:
                 self.abstract.add(p)
-        self.abstract |= set(self.fn.kwonly)
+        self.abstract |= set(self.fn.kwonly) - kwonly_known
         body: list[Any] = []
         self.block(self.fn.body, body)
         body = spell_buffers(body, self.fn.aliases)
