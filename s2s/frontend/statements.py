@@ -34,6 +34,7 @@ from .match_patterns import written_cases
 from .merged_dicts import fresh_dict
 from .object_protocols import augmented
 from .object_setters import augmented_attribute, chained_method, method_statement, set_attribute
+from .stateful import paired_call
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -264,7 +265,8 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
-        elif method_statement(self.n, node) or field_append(self.n, node, self.assign):
+        elif paired_call(self.n, None, node.value) or method_statement(self.n, node) or (
+                field_append(self.n, node, self.assign)):
             pass  # `p.bump(v)`: a method setting fields of an object built here; `a.out.append(v)`
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
             pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
@@ -283,6 +285,8 @@ class StmtLowerer:
             return
         if isinstance(target, cst.Name) and chained_method(self.n, target, value):
             return  # (`d = d.with_w(v)`, a method returning `self`: object_setters.py)
+        if isinstance(target, cst.Name) and paired_call(self.n, target, value):
+            return  # (`y = bn(x)`, a method setting fields and returning: stateful.py)
         if isinstance(target, cst.Name):
             name = target.value
             self.check_name(target)
