@@ -13,6 +13,7 @@ Python's change of the object would be seen there, and s2s's rebinding would not
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import textwrap
 import types
@@ -77,6 +78,111 @@ def paired_call(n: Any, target: cst.Name | None, value: Any) -> bool:
         n.emit(ssa, "identity", (returned,), {}, target)
         n._bind(target.value, ssa)
     return True
+
+
+_ONCE = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.SetComp,
+         cst.DictComp, cst.GeneratorExp, cst.NamedExpr, cst.Await, cst.Yield)
+
+
+def hoisted(n: Any, small: Any) -> Any:
+    """``return np.sum(bn(x, training=False))``: the one call in the statement of a
+    method setting attributes of an object the function built, lowered first as
+    ``bn_call = bn(x, training=False)`` (paired_call), and the statement with the name
+    in its place.  Only where that is Python's order: no other call runs before it
+    (the calls enclosing it run after their arguments; the expression runs left to
+    right), nothing makes it conditional or repeated (``and``, ``if``-expressions,
+    comprehensions, lambdas), and the object's name is read only after it (no name
+    holds the object but its own: paired_call's checks).  Else ``small`` itself."""
+    value = getattr(small, "value", None)
+    if not isinstance(small, (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)) or (
+            value is None or (isinstance(value, cst.Call) and (
+                isinstance(small, cst.Expr) or isinstance(small, cst.Assign) and len(
+                    small.targets) == 1 and isinstance(small.targets[0].target,
+                                                       cst.Name)))):
+        return small
+    found: list[tuple[cst.Call, list]] = []
+    calls: list[tuple[cst.Call, list]] = []
+
+    class Walk(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list[Any] = []
+
+        def on_visit(self, node: Any) -> bool:
+            if isinstance(node, cst.Call):
+                calls.append((node, list(self.stack)))
+                if _method_of(n, node) is not None:
+                    found.append((node, list(self.stack)))
+            self.stack.append(node)
+            return True
+
+        def on_leave(self, node: Any) -> None:
+            self.stack.pop()
+
+    small.visit(Walk())
+    if len(found) != 1:
+        return small
+    call, above = found[0]
+    name = call.func if isinstance(call.func, cst.Name) else call.func.value
+    order = [c for c, _ in calls]
+    if any(isinstance(a, _ONCE) for a in above) or any(  # (a call Python runs first)
+            c not in above for c in order[:order.index(call)]) or (
+            _read_before(small, call, name.value)):
+        return small
+    attr = "call" if isinstance(call.func, cst.Name) else call.func.attr.value.strip("_")
+    base, i = f"{name.value}_{attr}", 2
+    while base in n.local_names or base in n.fn.__globals__ or hasattr(builtins, base):
+        base, i = f"{name.value}_{attr}_{i}", i + 1
+    temp = cst.Name(n.names.fresh(base))
+    n.local_names.add(temp.value)  # (a name of the function's own, as if written)
+    n.desugar.alias(temp, call)
+    if not paired_call(n, temp, call):
+        return small
+    rewritten = small.visit(_Replace(call, temp))
+    n.desugar.alias(rewritten, small)
+    return rewritten
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        return self.new if original is self.old else updated
+
+
+def _read_before(small: Any, call: cst.Call, name: str) -> bool:
+    """Is the object's ``name`` read where Python reads it before ``call`` runs
+    (earlier in the expression, which runs left to right here), or is it a target?"""
+    seen = [False, False]  # (the call reached; a read before it)
+
+    class Names(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            if node is call:
+                seen[0] = True
+                return False  # (its arguments run before it, as lowered)
+            return True
+
+        def visit_Name(self, found: cst.Name) -> None:
+            seen[1] = seen[1] or (found.value == name and not seen[0])
+
+    targets = [t.target for t in getattr(small, "targets", ())] + (
+        [small.target] if isinstance(small, cst.AnnAssign) else [])
+    if any(_has_name(t, name) for t in targets):
+        return True
+    small.value.visit(Names())
+    return seen[1]
+
+
+def _has_name(node: Any, name: str) -> bool:
+    found = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node.value == name)
+
+    node.visit(Names())
+    return any(found)
 
 
 def _method_of(n: Any, value: Any) -> tuple | None:

@@ -34,12 +34,12 @@ from .match_patterns import written_cases
 from .merged_dicts import fresh_dict
 from .object_protocols import augmented
 from .object_setters import augmented_attribute, chained_method, method_statement, set_attribute
-from .stateful import paired_call
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
 from .source import emitted
 from .splices import still_a_list
+from .stateful import hoisted, paired_call
 from .unpacking import (
     checked_at_run_time,
     constant_items,
@@ -182,6 +182,7 @@ class StmtLowerer:
         return self.n.out
 
     def small_statement(self, node: Any) -> None:
+        node = hoisted(self.n, node)  # (`return np.sum(bn(x))`: `bn(x)` first, stateful.py)
         if isinstance(node, cst.Assign):
             _assign_chain(self, node)
         elif isinstance(node, cst.AnnAssign):
