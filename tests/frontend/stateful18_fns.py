@@ -59,3 +59,19 @@ def called_for_its_effect(x):
     avg = Averager(x.shape[1])
     avg.add(bn.mean)
     return np.sum(bn(x, training=False) ** 2) + np.sum(avg.total * bn.var)
+
+
+class Decayed:
+    def __init__(self, w, rate):
+        self.w = w
+        self.rate = rate
+
+    def scaled(self, k):
+        return Decayed(self.w * k + np.sin(self.w) * self.rate, self.rate * k)
+
+
+def new_object_each_iteration(x):
+    d = Decayed(x, 0.5)
+    for _ in range(3):
+        d = d.scaled(0.9)
+    return np.sum(d.w ** 2) + d.rate * np.sum(d.w)

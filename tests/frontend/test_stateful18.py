@@ -27,6 +27,7 @@ CASES = {
                                                              [1.0, 0.5]])}),
     "running_mean_loop": ((X4,), {"zeros": np.zeros(4), "one": np.array([0.3])}),
     "called_for_its_effect": ((M32,), {"one_row": np.array([[0.3, -0.4]])}),
+    "new_object_each_iteration": ((X4,), {"zeros": np.zeros(4), "one": np.array([0.3])}),
 }
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
                            "jit_jax", "special", "alias", "alias_all"), tol64=(1e-6, 1e-8))
@@ -133,3 +134,43 @@ def test_a_call_inside_an_expression_runs_first_only_where_python_runs_it_first(
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(read_before_the_call)(X4)
     assert "inside an expression" in str(info.value), str(info.value)
+
+
+class Squares:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self):
+        return np.sum(self.w ** 2)
+
+
+class Sines:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self):
+        return np.sum(np.sin(self.w))
+
+
+def class_changes_in_a_loop(x):
+    m = Squares(x)
+    t = 0.0
+    for _ in range(3):
+        t = t + m.f()
+        m = Sines(m.w * 1.1)
+    return t + m.f()
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "vmap"])
+def test_an_object_whose_class_a_loop_changes_is_refused_located(transform) -> None:
+    """``m = Sines(m.w)`` in a loop over a ``Squares`` made before it: the body's
+    ``m.f()`` is ``Squares.f`` only in the first iteration.  Before probe 18 grad, jvp
+    and vmap all gave wrong numbers (each iteration ran ``Squares.f``)."""
+    run = {"grad": lambda: s2s.grad(class_changes_in_a_loop)(X4),
+           "jvp": lambda: s2s.jvp(class_changes_in_a_loop, (X4,), (X4,)),
+           "vmap": lambda: s2s.vmap(class_changes_in_a_loop)(np.stack([X4, X4]))}
+    with pytest.raises(s2s.TransformError) as info:
+        run[transform]()
+    message = str(info.value)
+    assert "holds a `Squares` object where the loop starts and a `Sines` object" in (
+        message) and "for _ in range(3):" in message, message
