@@ -132,3 +132,42 @@ def test_against_jax_closing_over_the_object(dtype) -> None:
         for got in (g(w, c), vg(w, c)):
             assert got.dtype == dtype
             np.testing.assert_allclose(got, expected, **tol)
+    xs = np.stack([W, 0.5 * W]).astype(dtype)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(loss), in_axes=(0, None))(xs, c),
+                               jax.vmap(jax.grad(lambda t: jloss(t, jc)))(xs), **tol)
+
+
+def loss_default(w, cfg=Cfg(1.5, 2)):
+    for _ in range(cfg.steps):
+        w = np.tanh(w) * cfg.scale
+    return np.sum(cfg.shift(w) ** 2)
+
+
+def test_vmap_leaves_a_default_object_unbatched() -> None:
+    """``vmap(f)(xs)`` and ``vmap(grad(f))(xs)`` of ``def f(w, cfg=Cfg(...))``: the
+    default is passed in its place, not batched (JAX leaves defaults out of
+    ``in_axes``), its attributes read at each call: a default changed in place
+    between calls is seen.  Before probe 18 vmap batched the default ("its rank
+    should be at least 1") and vmap of grad refused `.steps`."""
+    xs = np.stack([W, 0.8 * W, -W])
+    v, vg = s2s.vmap(loss_default), s2s.vmap(s2s.grad(loss_default))
+    default = loss_default.__defaults__[0]
+    try:
+        for scale in (1.5, 0.9, 1.2):
+            default.scale = scale
+            np.testing.assert_allclose(v(xs), [loss_default(x) for x in xs], rtol=1e-12)
+            np.testing.assert_allclose(vg(xs), [central_grad(loss_default, x) for x in xs],
+                                       rtol=1e-6, atol=1e-8, err_msg=f"scale {scale}")
+    finally:
+        default.scale = 1.5
+
+
+def test_vmap_of_an_object_argument_at_in_axes_none() -> None:
+    c = Cfg(1.3, 3)
+    xs = np.stack([W, 0.5 * W])
+    got = s2s.vmap(s2s.grad(loss), in_axes=(0, None))(xs, c)
+    np.testing.assert_allclose(got, [central_grad(lambda t: loss(t, c), x) for x in xs],
+                               rtol=1e-6, atol=1e-8)
+    c.scale = 0.7
+    np.testing.assert_allclose(s2s.vmap(loss, in_axes=(0, None))(xs, c),
+                               [loss(x, c) for x in xs], rtol=1e-12)
