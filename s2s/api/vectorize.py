@@ -20,7 +20,7 @@ from ..runtime import OtherPath
 from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, dtypes_down, keyword_trees, methods, records, signatures
+from . import callables, dtypes_down, methods, records, signatures, vmap_defaults
 from .arguments import _shares
 from .hotcalls import MISS
 from .hotcode import hot_function, no_hot
@@ -34,7 +34,7 @@ from .transformed import (
     check_array_types,
     peel_source_loop,
 )
-from .trees import has_nodes, loose_dataclass, loose_fields, plain, plain_args, unplain
+from .trees import has_nodes, plain, plain_args, unplain
 
 __all__ = ["vmap", "Vmapped"]
 
@@ -266,7 +266,7 @@ class Vmapped(Transformed):
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
             args = plain_args(args, ()) if has_nodes(args, False) else args
-            args = self._unbatched_objects(args)
+            args = vmap_defaults.unbatched_objects(self.in_axes, args)
             check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
@@ -318,11 +318,8 @@ class Vmapped(Transformed):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
-        spec = self._defaults_spec()
-        if spec[1] and not kwargs:  # (a pytree default: passed, not batched)
-            moved = keyword_trees.as_positional(spec, args, {})[0]
-            if len(moved) > len(args):
-                return self._with_defaults(args, moved)
+        if not kwargs and (moved := vmap_defaults.moved(self, args)) is not None:
+            return vmap_defaults.with_defaults(self, args, moved)  # (a pytree default)
         if not kwargs and self._hot:  # plain arrays of shapes specialized before
             out = self._vhotfn(args)  # (the latest entry's generated path: hotcode.py)
             if out is not MISS:
@@ -424,41 +421,6 @@ class Vmapped(Transformed):
         self._function_for(args, paths)
         assert self._last is not None
         return self._last
-
-    def _defaults_spec(self) -> tuple:
-        """``keyword_trees.parameters`` of the function a chain of transforms ends in
-        (``vmap(grad(f))``: ``f``'s, the inner grad's argnums), whose pytree defaults
-        a call moves into place."""
-        base = self
-        while isinstance(base.inner, Transformed):
-            base = base.inner
-        return base._by_keyword
-
-    def _unbatched_objects(self, args: tuple) -> tuple:
-        """A loose dataclass, ``SimpleNamespace`` or plain object of yours where
-        ``in_axes`` is None (a default moved into place: ``_with_defaults``): its
-        fields, read at each call, as grad reads one not differentiated."""
-        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(
-            args)
-        return tuple(loose_fields(a) if ax is None and loose_dataclass(a) else a
-                     for a, ax in zip(args, axes))
-
-    def _with_defaults(self, args: tuple, moved: tuple) -> Any:
-        """``vmap(f)(xs)`` of ``def f(w, cfg=Cfg())``: the default object passed in its
-        parameter's place (its fields read at each call), not batched, as JAX leaves a
-        default out of ``in_axes``."""
-        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(
-            args)
-        key = ("defaults", tuple(axes), len(moved))
-        variants = self.__dict__.setdefault("_keyword_variants", {})
-        inner = variants.get(key)
-        if inner is None:
-            inner = variants[key] = Vmapped(self.fn, tuple(axes) + (None,) * (
-                len(moved) - len(args)), self.out_axes, self.axis_size, self.axis_name)
-            inner._by_keyword = ((), False, 0)  # (given every parameter up to it)
-        out = inner(*moved)
-        self._last = inner._last
-        return out
 
     def _with_keywords(self, args: tuple, kwargs: dict) -> Any:
         """Keyword arguments are batched along axis 0 whatever ``in_axes`` says (JAX's
