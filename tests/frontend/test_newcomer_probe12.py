@@ -40,7 +40,11 @@ DTYPES = [np.float64, np.float32]
 EXPECTED: dict[str, str] = {
     # `self.velocity[k] = v` in a method of an optimizer object built in the function (an
     # item written into a dict field): "only a local array can be assigned into" (its
-    # `self.lr, self.beta = lr, beta` in `__init__` runs since this probe)
+    # `self.lr, self.beta = lr, beta` in `__init__` runs since this probe; since objects18
+    # `params = opt.step(params, grads)`, a method setting attributes and returning a
+    # value, is lowered; left: the item write, and the loop then carries `velocity`
+    # growing from `{}` to `{"a", "b"}`, refused even for a local dict: "changes
+    # structure inside the loop")
     "momentum_object_dict": "refused",
     # `state = tuple(s + h / 6 * (...) for s, p, q, r, w in zip(state, k1, k2, k3, k4))`
     # in the step loop, `k2 = _lotka(_axpy(state, ...))`: "a tuple, list or dict argument
