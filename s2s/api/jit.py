@@ -414,7 +414,9 @@ class Jitted(NotebookDisplay):
                 return out
         seen = trees.plain_args(args, (), objects=True, meta=True) if trees.needs_plain(
             args, (), objects=True) else args
-        key = self._numpy_signature(seen, kwargs)
+        key = self._numpy_signature(tuple(  # (a static object: itself, not its fields)
+            a if self._is_static(i, len(args)) else s for i, (a, s) in enumerate(zip(
+                args, seen))), kwargs)
         if key not in self._cache:
             self._compilations += 1
             self._source = self._numpy_source(seen, kwargs)

@@ -27,7 +27,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
-from . import jit_jax_free
+from . import jit_jax_free, trees
 from .jit_jax_free import FreeInputs, NeedFree
 from .transformed import Transformed
 from .vectorize import Vmapped
@@ -37,6 +37,23 @@ if TYPE_CHECKING:
 
 __all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_calls", "vmapped_call",
            "own_call", "free_call", "python_call", "take_free"]
+
+
+def _no_static_objects(self: Jitted, args: tuple, kwargs: dict) -> None:
+    """A static argument that is an object of a plain class of yours: jax.jit keys its
+    trace by the object (its identity), so an attribute changed between calls would
+    not be seen; s2s reads such an object's attributes at each call where it is not
+    static (on the NumPy backend), and refuses it here."""
+    static = [a for i, a in enumerate(args) if self._is_static(i, len(args))] + [
+        v for k, v in kwargs.items() if k in self.static_argnames]
+    found = next((a for a in static if trees.plain_object(a)), None)
+    if found is not None:
+        raise TransformError(
+            f"a static argument of s2s.jit(..., backend=\"jax\") is a "
+            f"`{type(found).__name__}` object: JAX keys its compiled code by the object, "
+            "and would not see its attributes changed between calls",
+            hint="pass its values as arguments, or jit on the NumPy backend, which reads "
+            "the object's attributes at each call")
 
 
 def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
@@ -57,6 +74,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
             # order would be lost)
             raise jax_order.Unkeyed
+        _no_static_objects(self, args, kwargs)
         args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
             args, kwargs, self.static_argnums, self.static_argnames)
         texts: list[str] = []

@@ -213,15 +213,44 @@ def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False,
 
 
 def loose_dataclass(x: Any) -> bool:
-    """A dataclass object whose class is not a registered pytree node, or a
-    ``types.SimpleNamespace`` (a config: ``cfg=SimpleNamespace(lr=0.1, steps=3)``)."""
+    """A dataclass object whose class is not a registered pytree node, a
+    ``types.SimpleNamespace`` (a config: ``cfg=SimpleNamespace(lr=0.1, steps=3)``), or
+    an object of a plain class of yours (``plain_object``)."""
     return (dataclasses.is_dataclass(x) and not isinstance(x, type) or type(
-        x) is types.SimpleNamespace) and type(x) not in NODES
+        x) is types.SimpleNamespace or plain_object(x)) and type(x) not in NODES
+
+
+_OWN_ACCESS = ("__getattr__", "__getattribute__", "__call__", "__slots__", "__iter__",
+               "__getitem__", "__len__", "__array__", "__array_ufunc__", "__jax_array__")
+
+
+def plain_object(x: Any) -> bool:
+    """An object of a class of yours that only holds data in its attributes (``class
+    Cfg:`` with ``self.scale = 2.0`` in ``__init__``): no properties or other
+    descriptors of data, no attribute hooks, not callable, not a container or an
+    array.  Not differentiated, its attributes are read at each call, as the fields
+    of a loose dataclass (JAX refuses it unless it is static)."""
+    t = type(x)
+    if t in _PLAIN or isinstance(x, (type, np.ndarray, np.generic)) or not hasattr(
+            x, "__dict__") or dataclasses.is_dataclass(x) or hasattr(x, "_fields") or (
+            t.__module__ or "builtins").split(".")[0] in (
+                "builtins", "numpy", "scipy", "jax", "jaxlib", "s2s", "collections",
+                "functools", "types", "typing", "abc", "enum"):
+        return False
+    for cls in t.__mro__[:-1]:
+        for k, v in vars(cls).items():
+            if k in _OWN_ACCESS or (hasattr(v, "__get__") and not k.startswith(
+                    "__") and not isinstance(v, (types.FunctionType, staticmethod,
+                                                 classmethod))):
+                return False
+    return isinstance(t.__init__, types.FunctionType) or t.__init__ is object.__init__
 
 
 def loose_fields(x: Any) -> Fields:
     """A loose dataclass object's fields (and other attributes), as the emitted code
     reads a registered object not differentiated."""
+    if plain_object(x):  # (its class's data attributes too: `class Cfg: scale = 2.0`)
+        return of_class(Fields(dict(attributes(x))), type(x))
     names = vars(x) if type(x) is types.SimpleNamespace else [
         f.name for f in dataclasses.fields(x)]
     fields = of_class(Fields({k: plain(getattr(x, k)) for k in names}), type(x))

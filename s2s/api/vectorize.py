@@ -20,7 +20,7 @@ from ..runtime import OtherPath
 from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, dtypes_down, methods, records, signatures
+from . import callables, dtypes_down, methods, records, signatures, vmap_defaults
 from .arguments import _shares
 from .hotcalls import MISS
 from .hotcode import hot_function, no_hot
@@ -266,6 +266,7 @@ class Vmapped(Transformed):
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
             args = plain_args(args, ()) if has_nodes(args, False) else args
+            args = vmap_defaults.unbatched_objects(self.in_axes, args)
             check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
@@ -317,6 +318,8 @@ class Vmapped(Transformed):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
+        if not kwargs and (moved := vmap_defaults.moved(self, args)) is not None:
+            return vmap_defaults.with_defaults(self, args, moved)  # (a pytree default)
         if not kwargs and self._hot:  # plain arrays of shapes specialized before
             out = self._vhotfn(args)  # (the latest entry's generated path: hotcode.py)
             if out is not MISS:

@@ -82,9 +82,9 @@ def nested_str(tree: Any) -> bool:
     if t is dict:
         tree = list(tree.values())
     elif t is not tuple and t is not list:
-        return t not in LEAF_TYPES and any(
-            type(x) is str or nested_str(x) for x in jax.tree_util.tree_leaves(
-                tree, is_leaf=lambda v: type(v) in (dict, str)))
+        return t not in LEAF_TYPES and any(  # (an object JAX holds as a leaf: itself)
+            type(x) is str or x is not tree and nested_str(x) for x in (
+                jax.tree_util.tree_leaves(tree, is_leaf=lambda v: type(v) in (dict, str))))
     return any(type(v) is str or type(v) not in VALUE_LEAVES and nested_str(v)
                for v in tree)
 

@@ -343,7 +343,8 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     if calls.why:
         return calls.why if kind == "method" else f"its {where} {calls.why}"
     writes = kind == "init" or calls.threads or record_methods.sets_attributes(fdef, me)
-    why = _unreadable(fdef, me, returns=writes)
+    paired = kind == "paired"  # (returns a value too: `(value, record)`, stateful.py)
+    why = _unreadable(fdef, me, returns=writes and not paired)
     if why and kind == "method":
         return why.replace("returns a value", "sets attributes of the object and "
                            "returns a value (use it as a statement, or return the value "
@@ -373,7 +374,7 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
                         not callable(v)) and not isinstance(v, (property, classmethod,
                                                                 staticmethod)):
                     attrs.setdefault(k, _Spelled(f"{cls.__name__}.{k}"))
-    rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes,
+    rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes, paired=paired,
                                         numbers=number_fields(cls), lists=fresh_lists(
                                             fdef, me) if kind == "init" else frozenset()))
     assert isinstance(rewritten, cst.IndentedBlock)
@@ -387,23 +388,31 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     display = (inspect.getsourcefile(method) or "", {first + i: t.rstrip("\n") for i, t in
                                                     enumerate(lines)},
                len(lines[0]) - len(lines[0].lstrip()))
-    if kind == "method":
+    if kind != "init":
         prologue = "self = {**self}" if writes else "pass"
     prologue = prologue.replace("self = ", f"{me} = ", 1).replace("**self", f"**{me}")
-    name = f"{owner.__name__}_{method.__name__.strip('_')}" if kind == "method" else None
+    name = f"{owner.__name__}_{method.__name__.strip('_')}" if kind != "init" else None
+    if paired and not isinstance(_last(rewritten), cst.Return):
+        body_text += f"\n    return None, {me}"  # (falling off its end: None)
     fn = _write(cls, prologue, signature, body_text, {**(cells or {}), **calls.cells},
                 max(line - 2, 1), display if line > 2 else None, me, name,
-                method.__globals__, tail=writes)
+                method.__globals__, tail=writes and not paired)
     mark(fn, f"{owner.__name__}.{method.__name__}", me, held)  # (its errors: yours)
     found = keys or []
     found += [k for k in assigned if k not in found]
     for called in calls.cells.values():
         found += [k for k in getattr(called, record_methods.THREADS, ()) if k not in found]
-    if writes:
+    if writes and not paired:
         setattr(fn, record_methods.THREADS, tuple(found))
-    if method.__name__ == "__init__" or kind == "method":  # (its defaults)
+    if method.__name__ == "__init__" or kind != "init":  # (its defaults)
         _defaults_of(fn, method)
     return RecordInit(fn, tuple(params), tuple(found))
+
+
+def _last(block: Any) -> Any:
+    """The last simple statement of a body (None where it ends in a compound one)."""
+    last = block.body[-1] if block.body else None
+    return last.body[-1] if isinstance(last, cst.SimpleStatementLine) else None
 
 
 def _body_line(lines: list[str], first: int) -> int:
@@ -428,10 +437,12 @@ def _defaults_of(fn: Any, method: Any) -> None:
                          and given[p].default is not given[p].empty} or None
 
 
-def _method_record(cls: type, method: Any, forwarding: bool = False) -> Any:
+def _method_record(cls: type, method: Any, forwarding: bool = False,
+                   paired: bool = False) -> Any:
     """A method the constructor calls on its object, as a function over the record:
     ``(function, sets attributes, positional-only count, defaults)``, or why not;
-    ``forwarding``: called with ``*args``/``**kwargs``, no parameter positional-only."""
+    ``forwarding``: called with ``*args``/``**kwargs``, no parameter positional-only;
+    ``paired``: a method returning a value, written returning ``(value, record)``."""
     def make() -> Any:
         sig = inspect.signature(method)
         ps = list(sig.parameters.values())[1:]
@@ -452,12 +463,14 @@ def _method_record(cls: type, method: Any, forwarding: bool = False) -> Any:
         if me in plain or me in kwonly or me == star:
             return "has a parameter named like its `self`"
         signature = ", ".join(parts + [f"**{me}"])
-        made = _from_method(cls, method, signature, plain, "", kind="method")
+        made = _from_method(cls, method, signature, plain, "", kind="paired" if paired
+                            else "method")
         if isinstance(made, str):
             return made
         defaults = {p.name: p.default for p in ps[:posonly] if p.default is not p.empty}
         return made.fn, hasattr(made.fn, record_methods.THREADS), posonly, defaults
-    return record_methods.cached((cls, method, forwarding, _methods_now(cls)), make)
+    return record_methods.cached((cls, method, forwarding, _methods_now(cls), paired),
+                                 make)
 
 
 def _assigned_names(fdef: cst.FunctionDef) -> set[str]:
@@ -564,9 +577,10 @@ class _Record(cst.CSTTransformer):
 
     def __init__(self, me: str, static: dict[str, Any], attrs: dict[str, Any],
                  returns: bool = True, numbers: frozenset[str] = frozenset(),
-                 lists: frozenset[str] = frozenset()) -> None:
+                 lists: frozenset[str] = frozenset(), paired: bool = False) -> None:
         super().__init__()
         self.me, self.static, self.attrs, self.returns = me, static, attrs, returns
+        self.paired = paired  # (`return v` as `return v, self`)
         self.numbers = numbers  # (fields only ever a Python number: number_fields.py)
         self.lists = lists  # (list fields `__init__` builds and appends to)
         self.skip = 0  # (inside an attribute's name or a keyword: not a read)
@@ -646,6 +660,10 @@ class _Record(cst.CSTTransformer):
             updated.target, op, updated.value))
 
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> Any:
+        if self.paired:
+            value = updated.value or cst.Name("None")
+            return updated.with_changes(value=cst.Tuple([cst.Element(value), cst.Element(
+                cst.Name(self.me))]))
         return updated.with_changes(value=cst.Name(self.me)) if (
             updated.value is None and self.returns) else updated
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..ir.names import rename
 from ..ir.nodes import Break, Const, For, If, Index, Let, Stmt, Var
+from .built_objects import returned_dict
 
 
 def structure(n: Any, name: str) -> tuple | None:
@@ -40,6 +41,10 @@ def structure(n: Any, name: str) -> tuple | None:
         if item is not None:  # (an item of a dict or tuple built here)
             name = item
             continue
+        made = returned_dict(let.params.get("callee")) if let.prim == "call" else None
+        if made is not None and "built" in made.params:  # (`d = d.scaled(0.9)`: the
+            keys = tuple(made.params["keys"])  # record the method returns, one class's)
+            return ("dict", keys, {"keys": keys, "built": made.params["built"]})
         if let.prim == "make_tuple" and name not in n.lists:
             return ("tuple", len(let.args), dict(let.params))
         keys = n.dicts.known(name)
@@ -113,6 +118,9 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
     while work:  # (a field that is itself a record: split again)
         entry, exit_ = work.pop(0)
         before, end = structure(n, entry), structure(n, exit_)
+        if before is not None and end is not None and entry != exit_ and (
+                _class(before) is not _class(end)):
+            raise _class_changes(n, node, entry, _class(before), _class(end))
         if before is None or end is None or before[:2] != end[:2] or entry == exit_:
             out.append((entry, exit_))
             continue
@@ -137,6 +145,22 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
         work += list(zip(ins, outs))
         after.append((entry, prim, (tuple(ins), made)))
     return out, after
+
+
+def _class_changes(n: Any, node: Any, entry: str, before: Any, end: Any) -> Exception:
+    """``m = B(m.w)`` in a loop over an ``A`` made before it: the body's ``m.f()``
+    was lowered as ``A.f``, which Python calls only in the first iteration."""
+    name = next((u for u, ssa in n.env.items() if ssa == entry), entry)
+    spell = lambda c: f"`{c.__name__}` object" if c is not None else "dict"  # noqa: E731
+    return n.unsupported(node, f"`{name}` holds a {spell(before)} where the loop starts "
+                         f"and a {spell(end)} after an iteration: s2s resolves its "
+                         "methods and fields by one class for every iteration",
+                         "keep one class in the loop (convert before or after it)")
+
+
+def _class(shape: tuple) -> Any:
+    """The class of a record's ``structure`` (None: a dict or tuple of no class)."""
+    return getattr(shape[2].get("built"), "cls", None)
 
 
 def rebuild_after(n: Any, after: list[tuple[str, str, tuple]], node: Any) -> None:

@@ -36,7 +36,7 @@ from .built_objects import (
 from .expressions import in_place
 from .fnvalues import FnValue
 from .number_fields import number_fields
-from .objects import record_of_atom
+from .objects import object_param, record_of_atom
 
 
 def set_attribute(n: Any, target: cst.Attribute, value: Any) -> bool:
@@ -416,6 +416,11 @@ def _why_not(n: Any, node: Any, name: str, var: Any, cls: type, attr: str,
             type(found), "__set__"):
         return f"its class's `{attr}` is a descriptor"
     root = _root(n, var)
+    if root is None and object_param(n, name) is not None:  # (a method's `self`)
+        return ("the caller passed it, or calls this method inside an expression (s2s "
+                "lowers a call of a method setting attributes of an object the function "
+                "built where the call is a statement of its own, or all of `y = "
+                "obj.method(...)`)")
     if root is None:
         return ("the caller passed it (Python changes the caller's object too; s2s "
                 "holds it as the dict of its fields, a value)")
@@ -473,6 +478,13 @@ def _held(n: Any, name: str) -> str:
 
         def visit_Param(self, node: cst.Param) -> bool:
             return False
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            if isinstance(node.func, cst.Name) and node.func.value == name:
+                for arg in node.args:  # (`bn(x)`: its `__call__`, as `bn.__call__(x)`)
+                    arg.visit(self)
+                return False
+            return True
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value == name:

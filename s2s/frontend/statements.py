@@ -39,6 +39,7 @@ from .scope import OnePath, join_values
 from .sequences import grows_list
 from .source import emitted
 from .splices import still_a_list
+from .stateful import hoisted, paired_call
 from .unpacking import (
     checked_at_run_time,
     constant_items,
@@ -181,6 +182,7 @@ class StmtLowerer:
         return self.n.out
 
     def small_statement(self, node: Any) -> None:
+        node = hoisted(self.n, node)  # (`return np.sum(bn(x))`: `bn(x)` first, stateful.py)
         if isinstance(node, cst.Assign):
             _assign_chain(self, node)
         elif isinstance(node, cst.AnnAssign):
@@ -264,7 +266,8 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
-        elif method_statement(self.n, node) or field_append(self.n, node, self.assign):
+        elif paired_call(self.n, None, node.value) or method_statement(self.n, node) or (
+                field_append(self.n, node, self.assign)):
             pass  # `p.bump(v)`: a method setting fields of an object built here; `a.out.append(v)`
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
             pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
@@ -283,6 +286,8 @@ class StmtLowerer:
             return
         if isinstance(target, cst.Name) and chained_method(self.n, target, value):
             return  # (`d = d.with_w(v)`, a method returning `self`: object_setters.py)
+        if isinstance(target, cst.Name) and paired_call(self.n, target, value):
+            return  # (`y = bn(x)`, a method setting fields and returning: stateful.py)
         if isinstance(target, cst.Name):
             name = target.value
             self.check_name(target)

@@ -47,7 +47,8 @@ EXPECTED: dict[str, str] = {
     # jit on both backends run since objects17; vmap of grad and hessian (the probe calls
     # the function from a lambda: the callee is planned without the default's class)
     # refused, located: "supported here on a dataclass object this function built or was
-    # given"
+    # given" (`s2s.vmap(f)` and `s2s.vmap(s2s.grad(f))` of the function itself run since
+    # objects18: the default passed in place, not batched)
     "dataclass_replace_cfg": "refused",
     # `np.concatenate(parts)` of a list grown in a loop: grad, vmap, jvp run; hessian and
     # vmap of grad refused (the gradient's pieces are as many as the list's items, known

@@ -40,7 +40,11 @@ DTYPES = [np.float64, np.float32]
 EXPECTED: dict[str, str] = {
     # `self.velocity[k] = v` in a method of an optimizer object built in the function (an
     # item written into a dict field): "only a local array can be assigned into" (its
-    # `self.lr, self.beta = lr, beta` in `__init__` runs since this probe)
+    # `self.lr, self.beta = lr, beta` in `__init__` runs since this probe; since objects18
+    # `params = opt.step(params, grads)`, a method setting attributes and returning a
+    # value, is lowered; left: the item write, and the loop then carries `velocity`
+    # growing from `{}` to `{"a", "b"}`, refused even for a local dict: "changes
+    # structure inside the loop")
     "momentum_object_dict": "refused",
     # `state = tuple(s + h / 6 * (...) for s, p, q, r, w in zip(state, k1, k2, k3, k4))`
     # in the step loop, `k2 = _lotka(_axpy(state, ...))`: "a tuple, list or dict argument
@@ -60,10 +64,9 @@ EXPECTED: dict[str, str] = {
     # "vmap cannot batch this: `split_like` of a list the function did not build"
     # (grad, jvp, jit run)
     "lstm_cell_split": "refused",
-    # `self.mean = ...` in `BatchNorm.__call__(self, x, training)` (running statistics
-    # kept on the object built in the function): "`self.mean = ...` of a `BatchNorm`
-    # object: the caller passed it (Python changes the caller's object too...)"
-    "batchnorm_object_train": "refused",
+    # (`batchnorm_object_train` was refused: `self.mean = ...` in `BatchNorm.__call__`
+    # "the caller passed it"; `y = bn(x, training=True)` runs since probe 18, the
+    # method written returning `(value, fields)`: frontend/stateful.py)
     # jvp, vmap of grad, hessian (the probe calls it from a lambda: a callee): the list
     # `p = [np.ones_like(x), x]` grown by `p.append(...)` with `p[-1]`, `p[-2]` reads: "a
     # tuple, list or dict argument can only be indexed with a constant key here" (grad
