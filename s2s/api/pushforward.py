@@ -32,6 +32,7 @@ from .outputs import owned_items
 from .signatures import FastEntry, call_signature, flat_key, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
+from .value_methods import refuse_value_methods
 
 __all__ = ["jvp"]
 
@@ -411,6 +412,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
     zero (_jvp_kept), the others' primals then constants of the code."""
     given = primals  # (a NamedTuple argument returned: a NamedTuple, as JAX returns it)
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
+        refuse_value_methods(fun, tuple(primals))  # (api/value_methods.py)
         primals, tangents = (trees.plain(tuple(primals), meta=True),
                              trees.plain(tuple(tangents), meta=True))
     _check_tangents(primals, tangents)

@@ -35,6 +35,7 @@ from .transformed import (
     peel_source_loop,
 )
 from .trees import has_nodes, plain, plain_args, unplain
+from .value_methods import refuse_value_methods
 
 __all__ = ["vmap", "Vmapped"]
 
@@ -265,6 +266,7 @@ class Vmapped(Transformed):
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
+            refuse_value_methods(self.fn, args)  # (api/value_methods.py)
             args = plain_args(args, ()) if has_nodes(args, False) else args
             args = vmap_defaults.unbatched_objects(self.in_axes, args)
             check_array_types("vmap", args)

@@ -1,0 +1,45 @@
+"""Audit of merge18 (issues 23, 27): what it found, pinned.
+
+A method of an argument's class named as a dict's or an array's (``st.get("s")``,
+``st.items()``, ``st.keys()``) was lowered as that value's method on the object's
+fields: ``grad(use_get)(w, Store(2, 3))`` gave ``2 cos(w)`` where Python's
+``Store.get`` gives ``30 cos(w)`` (on main for dataclasses, and on merge18 for plain
+objects too).  Now refused at the call's line (api/value_methods.py); the class's
+function spelled out, or a class known per call, computes the right number (central
+differences)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support import central_grad
+
+import s2s
+from s2s.errors import TransformError
+
+import audit18_fns as F
+
+W = np.array([0.3, -0.2, 0.5])
+
+
+@pytest.mark.parametrize("fn, obj", [(F.use_get, F.Store(2.0, 3.0)),
+                                     (F.use_items, F.Pairs(2.0, 3.0)),
+                                     (F.use_keys, F.Pairs(2.0, 3.0))])
+def test_a_class_method_named_as_a_dicts_is_refused_at_its_line(fn, obj) -> None:
+    for make in (s2s.grad, lambda f: s2s.vmap(f, in_axes=(0, None))):
+        args = (W if make is s2s.grad else np.stack([W, -W]), obj)
+        with pytest.raises(TransformError) as err:
+            make(fn)(*args)
+        assert err.value.loc is not None and err.value.loc.file.endswith("audit18_fns.py")
+        assert f"st.{fn.__name__[4:]}(" in err.value.loc.text
+    with pytest.raises(TransformError):
+        s2s.vjp(fn, W, obj)
+
+
+def test_the_class_function_spelled_out_or_known_gives_pythons_number() -> None:
+    st = F.Store(2.0, 3.0)
+    for fn in (F.use_get_as_written, F.use_get_typed):
+        for call in range(3):  # (a field changed between calls)
+            st.t = 3.0 + call
+            np.testing.assert_allclose(s2s.grad(fn)(W, st),
+                                       central_grad(lambda w: fn(w, st), W), rtol=1e-7)
