@@ -10,14 +10,13 @@ differences)."""
 
 from __future__ import annotations
 
+import audit18_fns as F
 import numpy as np
 import pytest
 from support import central_grad
 
 import s2s
 from s2s.errors import TransformError
-
-import audit18_fns as F
 
 W = np.array([0.3, -0.2, 0.5])
 

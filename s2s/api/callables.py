@@ -46,7 +46,7 @@ from ..frontend.synthesize import (
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
-from . import pipeline
+from . import pipeline, value_methods
 from .keyword_trees import by_keyword_objects, is_object, leaving_objects
 from .object_types import object_type as _object_type
 from .trees import Fields
@@ -795,3 +795,6 @@ def _variant(fn: Any, bound: dict[str, Any]) -> Any:
     copy.__dict__.update(fn.__dict__)
     setattr(copy, BOUND, dict(bound))
     return copy
+
+
+value_methods.CALLED_NAMES = _called_names  # (api/value_methods.py)

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from . import callables, families, transformed
 from .transformed import Transformed
+from .value_methods import refuse_value_methods
 
 # canonical function -> {transform options: its Transformed, or None where grad
 # makes something else of it (a per-call wrapper): members then take the plain way}
@@ -116,6 +117,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """``s2s.vjp`` (api/transformed.py): of a function made again, its family's
     canonical function's, the forward call and each ``vjp_fn`` call run with the
     member's cell contents (the vjp of each new lambda emitted its code again)."""
+    refuse_value_methods(fun, primals)  # (`p.get(k)` of p's class's own `get`)
     found = families.family(fun) if type(fun) is types.FunctionType else None
     if found is None:
         return transformed.vjp(fun, *primals, has_aux=has_aux)

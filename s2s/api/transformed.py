@@ -55,7 +55,6 @@ from .outputs import owned_items, owned_module
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
-from .value_methods import refuse_value_methods
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
 
@@ -670,7 +669,6 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     ``vjp_fn(cotangent)`` runs the emitted VJP function and returns one cotangent per
     primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
     """
-    refuse_value_methods(fun, primals)  # (`p.get(k)` of p's class's: api/value_methods.py)
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
     float_args = _inexact_args(primals)

@@ -15,7 +15,9 @@ import ast
 import inspect
 import textwrap
 import types
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from .. import syntax
 from ..errors import Loc, TransformError
@@ -24,6 +26,11 @@ from ..errors import Loc, TransformError
 _PASSED: set = set()
 # code -> ((parameter position, method, line, column, line's text), ...)
 _CALLS: dict = {}
+# (callables.py's: a value's method names, and the parameters whose class a transform
+# knows; the latter installed by callables, which imports this module)
+_VALUE_METHODS = frozenset(
+    name for t in (np.ndarray, dict, list, tuple, set, str) for name in dir(t))
+CALLED_NAMES: Callable[[Any], frozenset] = lambda fn: frozenset()  # noqa: E731
 _LIBRARY = ("builtins", "typing", "collections", "dataclasses", "abc", "numpy", "types",
             "enum", "functools", "jax", "jaxlib", "s2s")
 
@@ -71,8 +78,6 @@ def _own_method(cls: type, method: str) -> bool:
 def _value_method_calls(fn: Any) -> tuple:
     """The calls ``p.m(...)`` in ``fn``'s body of a positional parameter ``p`` and a
     method ``m`` of a value's name that the transform lowers as the value's."""
-    from .callables import _VALUE_METHODS, _called_names
-
     defined = syntax.function_node(fn)
     if defined is None:
         return ()
@@ -85,7 +90,7 @@ def _value_method_calls(fn: Any) -> tuple:
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else indent
     code = fn.__code__
     params = code.co_varnames[:code.co_argcount]
-    typed = _called_names(fn)
+    typed = CALLED_NAMES(fn)
     out = []
     for node in ast.walk(defined):
         func = getattr(node, "func", None) if isinstance(node, ast.Call) else None
