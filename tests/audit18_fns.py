@@ -55,3 +55,11 @@ def use_get_typed(w, st):
 
 def use_get_as_written(w, st):
     return np.sum(np.sin(w) * Store.get(st, "s"))
+
+
+def cast(x, dtype=np.float32):
+    return x.astype(dtype) * 2
+
+
+def cast_kwonly(x, *, n=2, dtype=np.float32):
+    return np.tile(x, n).astype(dtype)

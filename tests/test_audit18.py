@@ -13,7 +13,7 @@ from __future__ import annotations
 import audit18_fns as F
 import numpy as np
 import pytest
-from support import central_grad
+from support import HAVE_JAX, central_grad, jax, jax_twin
 
 import s2s
 from s2s.errors import TransformError
@@ -35,6 +35,7 @@ def test_a_class_method_named_as_a_dicts_is_refused_at_its_line(fn, obj) -> None
         s2s.vjp(fn, W, obj)
 
 
+@pytest.mark.slow
 def test_the_class_function_spelled_out_or_known_gives_pythons_number() -> None:
     st = F.Store(2.0, 3.0)
     for fn in (F.use_get_as_written, F.use_get_typed):
@@ -42,3 +43,24 @@ def test_the_class_function_spelled_out_or_known_gives_pythons_number() -> None:
             st.t = 3.0 + call
             np.testing.assert_allclose(s2s.grad(fn)(W, st),
                                        central_grad(lambda w: fn(w, st), W), rtol=1e-7)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX oracle")
+def test_eval_shape_of_a_cast_to_a_dtype_class_default() -> None:
+    """``x.astype(dtype)`` with ``dtype=np.float32`` left at its default: the shape rule
+    broadcast ``np.shape(np.float32)`` (a descriptor) with x's (ShapeError: 'expected a
+    sequence of integers'); a jit's static dtype too.  Against jax.eval_shape."""
+    twin = jax_twin(F)
+    for x in (np.ones(7), np.ones((2, 3), np.float32), np.ones(0)):
+        for fn, jfn, kw in ((F.cast, twin.cast, {}), (F.cast_kwonly, twin.cast_kwonly, {})):
+            got, want = s2s.eval_shape(fn, x, **kw), jax.eval_shape(jfn, x)
+            assert (got.shape, np.dtype(got.dtype)) == (want.shape, np.dtype(want.dtype))
+        for dtype in (np.float64, np.int32, np.float32):
+            got = s2s.eval_shape(s2s.jit(F.cast, static_argnames="dtype"), x, dtype=dtype)
+            want = jax.eval_shape(jax.jit(twin.cast, static_argnames="dtype"), x, dtype=dtype)
+            assert (got.shape, np.dtype(got.dtype)) == (want.shape, np.dtype(want.dtype))
+
+
+def test_eval_shape_of_a_class_passed_is_refused_as_jax_refuses_it() -> None:
+    with pytest.raises(TypeError, match="the class `float32`"):  # (was 'getset_descriptor')
+        s2s.eval_shape(F.cast_kwonly, np.ones(3), dtype=np.float32)

@@ -36,6 +36,10 @@ def _struct(x: Any) -> Any:
     weakly typed 0-d one (JAX's weak types); anything else as it is."""
     if isinstance(x, ShapeDtypeStruct):
         return x
+    if isinstance(x, type):  # (`dtype=np.float32` passed: JAX refuses it too)
+        raise TypeError(f"s2s.eval_shape: an argument is the class `{x.__name__}`, which "
+                        "has no shape to trace: leave it at its default, or pass it as "
+                        "static (s2s.jit(f, static_argnames=...)) or through a closure")
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return ShapeDtypeStruct(x.shape, x.dtype, bool(getattr(x, "weak_type", False)))
     if isinstance(x, (bool, int, float, complex)):

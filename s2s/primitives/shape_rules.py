@@ -89,6 +89,9 @@ def where_rule(t: Any, s: Any) -> str:
         t.refuse(s, "np.where(condition) with one argument gives the indexes where it "
                     "holds: their number depends on the values",
                  "give np.where its two branches, `np.where(c, x, 0.0)`")
+    if s.prim == "astype":  # (x's shape: a dtype has none, a class `np.float32` read
+        # from a default has a descriptor for one)
+        return struct(t.shape(t.operands(s)[0]), f"np.result_type({t.call(s, 'stand_in_0d')})")
     return elementwise(t, s)
 
 
