@@ -63,3 +63,12 @@ def cast(x, dtype=np.float32):
 
 def cast_kwonly(x, *, n=2, dtype=np.float32):
     return np.tile(x, n).astype(dtype)
+
+
+def act_step(grad, w, act, x):
+    """A lambda made per step closing over a function that changes between steps."""
+    return grad(lambda w: np.sum(act(w * x)))(w)
+
+
+def make_grad(grad, x):
+    return grad(lambda w: np.sum(np.sin(w) * x))

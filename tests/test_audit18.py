@@ -64,3 +64,22 @@ def test_eval_shape_of_a_cast_to_a_dtype_class_default() -> None:
 def test_eval_shape_of_a_class_passed_is_refused_as_jax_refuses_it() -> None:
     with pytest.raises(TypeError, match="the class `float32`"):  # (was 'getset_descriptor')
         s2s.eval_shape(F.cast_kwonly, np.ones(3), dtype=np.float32)
+
+
+@pytest.mark.slow
+def test_lambdas_made_again_after_a_raising_call_and_with_other_functions() -> None:
+    """merge18's family grads (api/family_grads.py): a member whose call raises
+    (a closure of another length) leaves the canonical cells as they were, and a
+    closed-over function changing between steps is the one called (closed forms)."""
+    w = np.array([0.3, -0.7, 1.1])
+    grads = [F.make_grad(s2s.grad, np.full(3, 1.0 + i)) for i in range(4)]
+    for i, g in enumerate(grads):
+        with pytest.raises(Exception):
+            F.make_grad(s2s.grad, np.ones(4))(w)
+        np.testing.assert_allclose(g(w), np.cos(w) * (1.0 + i), rtol=1e-12)
+    acts = [(np.sin, np.cos), (np.tanh, lambda z: 1 - np.tanh(z) ** 2), (np.exp, np.exp)]
+    for step in range(9):
+        act, dact = acts[step % 3]
+        x = np.full(3, 0.5 + step)
+        np.testing.assert_allclose(F.act_step(s2s.grad, w, act, x), dact(w * x) * x,
+                                   rtol=1e-12)
