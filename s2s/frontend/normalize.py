@@ -364,6 +364,7 @@ class Normalizer:
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
             param_writes=dict(vars(self).get("param_writes", {})),
+            operators=frozenset(vars(self).get("operators", ())),  # (`xs / 2`: Python's)
             **structure_fields(self),  # (parameters taken for arrays, what it returns)
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
