@@ -209,8 +209,7 @@ class _Convert:
         TypeError; NumPy converts the list only where an array meets it (``xs / x`` of
         an array the transform makes) or in its own function (``np.divide(xs, 2.0)``,
         no operator).  Once computed as NumPy's: a number where Python raises."""
-        kinds = [self._sequence(b) or (self.literals[b.name][0] if isinstance(
-            b, Var) and b.name in self.literals else None) for b in s.args]
+        kinds = [self._sequence(b) or self._made_sequence(b) for b in s.args]
         if all(k is None for k in kinds):
             return
         others = [b for b, k in zip(s.args, kinds) if k is None]
@@ -226,6 +225,15 @@ class _Convert:
                     "Python number (Python raises a TypeError) or as an array (NumPy "
                     "converts the list): which one, only the call says")
         raise TransformError(what, s.loc, operator_instead(s.prim))
+
+    def _made_sequence(self, atom: Any) -> type | None:
+        """list or tuple where ``atom`` is a literal, or ``list(v)``, made here."""
+        if not isinstance(atom, Var):
+            return None
+        if atom.name in self.literals:
+            return self.literals[atom.name][0]
+        made = self.made.get(atom.name)
+        return list if made is not None and made.prim == "list" else None
 
     def _numpy_value(self, atom: Any, depth: int = 0) -> bool:
         """Is ``atom`` an array or NumPy scalar whatever the call passes (never a
