@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import syntax
 from ..errors import (
+    CastError,
     EmptyStackError,
     ListIndexError,
     Loc,
@@ -44,7 +45,7 @@ class LocatedCalls:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self._outputs(self._call(*args, **kwargs))
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, getattr(self, "ir", None), getattr(self.fn, "__name__", "f"))
 
     def _outputs(self, result: Any) -> Any:
@@ -300,7 +301,7 @@ def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:
     return None
 
 
-def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
+def reraise_located(err: ValueError | IndexError | TypeError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error) or a list's index out of range (see index_error), else
     ``err`` itself."""
@@ -321,6 +322,12 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
         if loc is None and singular and not isinstance(err, SingularMatrixError) and \
                 _emitted_line(err) is not None:
             loc = _linalg_loc(ir)  # (code made from code s2s made: hessian's, jacfwd's)
+        if loc is not None and isinstance(err, TypeError) and "Cannot cast" in str(err):
+            raise CastError(
+                f"NumPy's TypeError ({err}) from the code made from this line: an "
+                "integer argument (`np.bincount`'s labels, an index) holds floats",
+                loc, "pass integers (`labels.astype(int)`, `np.round(v).astype(int)`)",
+                func) from err
         if loc is not None and singular:
             singular = SingularMatrixError(
                 f"NumPy's LinAlgError ({err}) from the code made from this line: its "

@@ -301,7 +301,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     try:
         result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
                             len(primals))
-    except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+    except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
     if given is primals:
@@ -374,7 +374,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         read_free_names(hit.fn)
     try:
         result = hit.fn(*args)
-    except (ValueError, IndexError) as err:
+    except (ValueError, IndexError, TypeError) as err:
         reraise_located(err, t.ir, t.fn.__name__)
     return _finish(t, hit, fun, result, args, n, has_aux)
 

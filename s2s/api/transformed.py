@@ -338,7 +338,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if self._plans_trees and not kwargs and self._by_signature:
                 self._plan_tree(args)
             return out
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _call_signed(self, sig: Any, args: tuple) -> Any:
@@ -349,7 +349,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 if hit is not None and not hit.pending and hit.valid():
                     return self._outputs(self._run_entry(hit, args))
             return self._outputs(self._call(*args))
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
@@ -706,7 +706,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
             try:
                 grads = fn(*primals, *rest, cotangent)
-            except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+            except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()
