@@ -250,7 +250,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                     module = pipeline.transform(
                         ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
-                    err = refusal_at_user_line(err, self.ir if self.inner else None)
+                    err = refusal_at_user_line(err, self.ir)  # (an inner transform's)
                     raise err.with_func(self.fn.__name__) from None
                 text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)

@@ -741,6 +741,13 @@ def operator_made(n: Any, atom: Atom) -> Atom:
     return atom
 
 
+def operators(n: Any, node: Any) -> frozenset:
+    """The names bound by arithmetic written with a Python operator, none in code s2s
+    emitted (an inner transform's, which spells ``np.divide`` as ``/`` too)."""
+    return frozenset() if n.loc(node).file.startswith("<s2s:") else frozenset(
+        vars(n).get("operators", ()))
+
+
 def in_place(n: Any, value: cst.BinaryOperation) -> None:
     """Mark ``value``, the ``y + v`` an augmented assignment ``y += v`` is lowered to:
     NumPy's operator writes into an array ``y``, keeping its dtype (expr_BinaryOperation

@@ -364,7 +364,7 @@ class Normalizer:
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
             param_writes=dict(vars(self).get("param_writes", {})),
-            operators=frozenset(vars(self).get("operators", ())),  # (`xs / 2`: Python's)
+            operators=expressions.operators(self, node),  # (`xs / 2`: Python's)
             **structure_fields(self),  # (parameters taken for arrays, what it returns)
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
@@ -540,6 +540,7 @@ class Normalizer:
         """A call of a transformed function (its emitted code, as a callee)."""
         _, emitted = watched(self, obj)._generate_for((LEAF,) * len(positional),
                                                       (LEAF,) * len(obj.ir.params))
+        emitted.s2s_user_ir = obj.ir  # (its lines quote the user's: api/located.py)
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
         return cast_gradients(self, obj, positional, lambda t: self._inline_emitted(
@@ -548,6 +549,7 @@ class Normalizer:
     def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
                         node: Any, target: str | None) -> Atom:
         callee = _normalize_callee(emitted, self.stack)
+        callee.user_ir = getattr(emitted, "s2s_user_ir", None)  # type: ignore[attr-defined]
         positional = positional + [  # parameters left at their (literal) defaults
             Const(callee.defaults[p], repr(callee.defaults[p]))
             for p in callee.params[len(positional):]
