@@ -540,7 +540,6 @@ class Normalizer:
         """A call of a transformed function (its emitted code, as a callee)."""
         _, emitted = watched(self, obj)._generate_for((LEAF,) * len(positional),
                                                       (LEAF,) * len(obj.ir.params))
-        emitted.s2s_user_ir = obj.ir  # (its lines quote the user's: api/located.py)
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
         return cast_gradients(self, obj, positional, lambda t: self._inline_emitted(
@@ -549,7 +548,6 @@ class Normalizer:
     def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
                         node: Any, target: str | None) -> Atom:
         callee = _normalize_callee(emitted, self.stack)
-        callee.user_ir = getattr(emitted, "s2s_user_ir", None)  # type: ignore[attr-defined]
         positional = positional + [  # parameters left at their (literal) defaults
             Const(callee.defaults[p], repr(callee.defaults[p]))
             for p in callee.params[len(positional):]
@@ -771,6 +769,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
             _FUNCTIONS[key] = _run(fn, parsed, stack)
+    # (a transform's emitted code, written in a body: its errors at the user's line)
+    _FUNCTIONS[key].user_ir = getattr(fn, "s2s_user_ir", None)  # type: ignore[attr-defined]
     return _FUNCTIONS[key]
 
 
