@@ -17,7 +17,7 @@ import list_operator_fns as F
 import numpy as np
 import pytest
 import stmt_checks as C
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, central_grad, jax_twin
 
 import s2s
 
@@ -108,6 +108,16 @@ def test_a_value_the_call_may_pass_as_a_number_is_refused() -> None:
         "unsupported operand type(s) for /: 'list' and 'float'")
 
 
+@pytest.mark.parametrize("name", ["ufuncs", "met_by_array"])
+def test_numpy_converts_against_central_differences(name) -> None:
+    f, xs, y = getattr(F, f"{name}_list"), [np.array(0.5), np.array(-1.25)], np.array(0.7)
+    got = s2s.grad(f, argnums=(0, 1))(xs, y)
+    flat = np.array([0.5, -1.25, 0.7])
+    want = central_grad(lambda v: f([v[0], v[1]], v[2]), flat)
+    np.testing.assert_allclose(np.array([*got[0], got[1]]), want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ["ufuncs", "met_by_array"])
