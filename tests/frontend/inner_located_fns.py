@@ -19,3 +19,12 @@ def outer_branchy(x):
 
 def outer_counts(x):
     return np.sum(s2s.grad(counts_float_labels)(x, np.array([0.0, 1.0])) * x)
+
+
+def halved_sum(xs):
+    return np.sum(np.divide(xs, 2.0) ** 2)
+
+
+def outer_list(x):
+    r = s2s.grad(halved_sum)([x, 2 * x])
+    return np.sum(r[0]) + 3.0 * np.sum(r[1])

@@ -42,3 +42,14 @@ def test_located_at_the_inner_functions_line(name, transform) -> None:
     col = frame.colno + 1 if ours is CastError else len(text) - len(text.lstrip()) + 1
     assert (loc.file, loc.line, loc.col) == (frame.filename, frame.lineno, col)
     assert loc.text.strip() == frame.line.strip() and "<s2s" not in str(err.value)
+
+
+def test_a_list_passed_to_an_inner_transform_is_refused_at_its_line() -> None:
+    """Its code is made for arrays: it met Python's `/` on the list (an unlocated
+    TypeError), or under jvp gave NumPy's number."""
+    for run in RUNS.values():
+        with pytest.raises(s2s.TransformError) as err:
+            run(F.outer_list)
+        loc = err.value.loc
+        assert (loc.file, loc.text.strip()) == (F.__file__, "r = s2s.grad(halved_sum)([x, 2 * x])")
+        assert loc.col == loc.text.index("s2s.grad") + 1 and "tuple or list" in err.value.what
