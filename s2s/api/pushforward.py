@@ -439,7 +439,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
     try:
         result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
                             len(primals) if keep is None else (len(primals), active))
-    except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+    except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
     if given is primals:
@@ -515,7 +515,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
         read_free_names(hit.fn)
     try:
         result = hit.fn(*args)
-    except (ValueError, IndexError) as err:
+    except (ValueError, IndexError, TypeError) as err:
         reraise_located(err, t.ir, t.fn.__name__)
     return _finish(t, hit, fun, result, args, n, has_aux)
 

@@ -364,6 +364,7 @@ class Normalizer:
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
             param_writes=dict(vars(self).get("param_writes", {})),
+            operators=expressions.operators(self, node),  # (`xs / 2`: Python's)
             **structure_fields(self),  # (parameters taken for arrays, what it returns)
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
@@ -768,6 +769,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
             _FUNCTIONS[key] = _run(fn, parsed, stack)
+    # (a transform's emitted code, written in a body: its errors at the user's line)
+    _FUNCTIONS[key].user_ir = getattr(fn, "s2s_user_ir", None)  # type: ignore[attr-defined]
     return _FUNCTIONS[key]
 
 
