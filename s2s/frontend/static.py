@@ -291,12 +291,15 @@ class StaticReader:
         return None
 
     def _zipped(self, seqs: list, args: list) -> list:
-        """``zip``'s walks, where one has a length known now and the others are the
-        results of calls of the user's functions (``zip(state, k1)``, ``k1 = f(...)``):
-        those read by position (``k1[0]``) up to that length (the analysis refuses a
-        result shorter than it, located; a longer one Python's zip cuts as well)."""
+        """``zip``'s walks, where one is a tuple a loop rebinds (its length known before
+        the loop) and the others are the results of calls of the user's functions
+        (``zip(state, k1)``, ``k1 = f(...)``): those read by position (``k1[0]``) up
+        to that length (the analysis refuses a tuple result shorter than it, located;
+        a longer one Python's zip cuts as well)."""
         known = [len(s) for s in seqs if s is not None]
-        if not known or None not in seqs:
+        if not known or None not in seqs or not any(  # (only beside a tuple a loop
+                isinstance(a, cst.Name) and self.n.env.get(a.value) in self.n.loop_carried
+                for a in args):  # rebinds: elsewhere the loop form reads Python's zip)
             return seqs
         out = []
         for walk, node in zip(seqs, args):
