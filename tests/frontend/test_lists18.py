@@ -75,9 +75,15 @@ def test_tuple_state_rebound_by_a_comprehension_again() -> None:
 
 def test_callee_tuple_default_at_a_run_time_counter() -> None:
     """A callee zipping its tuple default with a list it grows (``zip(coefs, p)``):
-    grad through a lambda, and jvp, against central differences."""
+    grad through a lambda against central differences."""
     f = F.legendre_callee
     _fd_agrees(f, X4, s2s.grad(lambda t: f(t))(X4))
+
+
+@pytest.mark.slow  # (the default tier's budget)
+def test_callee_tuple_default_at_a_run_time_counter_jvp() -> None:
+    """The same under jvp, against central differences."""
+    f = F.legendre_callee
     _, tangent = s2s.jvp(lambda t: f(t), (X4,), (X4[::-1].copy(),))
     np.testing.assert_allclose(tangent, H.fd_grad(f, (X4,), 1e-6) @ X4[::-1], 1e-6)
 
@@ -101,12 +107,19 @@ def test_a_container_carried_as_leaves_left_by_break() -> None:
     """A tuple or dict a loop carries as its leaves, left by ``break`` with the body's
     end value: the loop's end cotangent reaches it once (it reached it twice, through
     the break's own reads and the end's: a gradient too large, on main before
-    lists18).  grad at two points against central differences (the slow sweep: every
-    transform against JAX)."""
-    for f in (F.tuple_state_break, F.dict_state_while_break):
-        g = s2s.grad(f)
-        for x in (X4, -0.6 * X4):
-            _fd_agrees(f, x, g(x))
+    lists18).  grad of the tuple's at two points against central differences (the slow
+    sweep: every transform against JAX)."""
+    g = s2s.grad(F.tuple_state_break)
+    for x in (X4, -0.6 * X4):
+        _fd_agrees(F.tuple_state_break, x, g(x))
+
+
+@pytest.mark.slow  # (the default tier's budget)
+def test_a_dict_carried_as_leaves_left_by_break_in_a_while() -> None:
+    """The same for a dict a ``while`` carries."""
+    g = s2s.grad(F.dict_state_while_break)
+    for x in (X4, -0.6 * X4):
+        _fd_agrees(F.dict_state_while_break, x, g(x))
 
 
 def test_a_tuple_the_loop_makes_another_length_is_refused_located() -> None:
