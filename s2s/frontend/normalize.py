@@ -260,6 +260,7 @@ class Normalizer:
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
         self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
+        self.assumed_lengths: list[tuple[str, int, Any]] = []  # (carried_records)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: Bindings = Bindings()  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
