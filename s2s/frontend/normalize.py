@@ -251,9 +251,8 @@ class Normalizer:
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
         self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
-        # Arrays (and lists) this function made itself, which it may write into: each
-        # write makes a new version of one buffer, named after its first name.
-        self.buffers: set[str] = set()  # versions of such buffers (writable)
+        # Arrays (lists) it made itself, which it may write into: each write makes a
+        self.buffers: set[str] = set()  # new version of one buffer (named after its root)
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.lists: set[str] = set()  # lists this function built (append allowed)
         # lists read as the literal they were built from (`pair + [v]`): root, the
