@@ -69,13 +69,13 @@ EXPECTED: dict[str, str] = {
     # tuple, list or dict argument can only be indexed with a constant key here" (grad
     # and jit of the function itself run)
     "legendre_list_recurrence": "refused",
-    # `getattr(self, f"act_{self.kind}")(...)`: "an f-string of values known only when
-    # the function runs" (`self.kind` of an object built in the function is read where
-    # the code runs; `getattr(np, name)` of a name known now runs since probe 12b)
-    "getattr_method_fstring": "refused",
-    # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
-    # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
-    "chain_from_iterable": "refused",
+    # (getattr_method_fstring: ok since containers18, a method naming its function by
+    # a string field, `getattr(self, f"act_{self.kind}")`, is made per the object's
+    # strings and `for layer in layers` of such objects unrolled (named_attrs.py); it was
+    # refused: "an f-string of values known only when the function runs")
+    # (chain_from_iterable: ok since containers18, `for v in chain.from_iterable(gs)`
+    # is a loop in a loop (iterations.py); it was refused: "`itertools.chain.from_iterable`
+    # (builtin_function_or_method) is not a function s2s can transform")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
