@@ -47,6 +47,8 @@ import libcst as cst
 
 from ..errors import TransformError
 from .closure_cells import closure_states
+from .default_dicts import default_dicts
+from .deques import deques
 from .dict_appends import split_dict_lists
 from .dicts import assigned_names
 from .kept_zips import kept_zips
@@ -63,8 +65,9 @@ _FROM_ITERABLE = itertools.chain.from_iterable
 
 def desugared_body(n: Any, nodes: list[Any]) -> list[Any]:
     """A function's statements after the pre-passes that need its Normalizer ``n``:
-    closures with ``nonlocal`` state made in the call (closure_cells.py),
+    ``collections.defaultdict`` and ``deque`` (default_dicts.py, deques.py), closures with ``nonlocal`` state made in the call (closure_cells.py),
     ``np.vectorize`` (vectorized.py), then the iteration idioms."""
+    nodes = deques(n, default_dicts(n, nodes))  # (`collections.defaultdict`, `deque`)
     nodes = split_dict_lists(n, closure_states(n, nodes))  # (`d["loss"].append(v)`)
     return Iterations(n).body(Vectorized(n).body(nodes))
 

@@ -27,6 +27,7 @@ from ..ir.nodes import Const, Let, Var
 from .dicts import assigned_names
 from .literals import known
 from .module_dicts import lower_copies
+from .objects import record_of_atom
 
 __all__ = ["getattr_reads", "named_attribute", "named_items", "unroll_named_records"]
 
@@ -138,8 +139,6 @@ def unroll_named_records(n: Any, node: cst.For) -> bool:
     (``getattr(self, f"act_{self.kind}")``): unrolled, ``layer = layers[k]`` before
     each copy of the body, so each item's method is made per its own strings (True);
     False (nothing emitted) for any other loop."""
-    from .objects import record_of_atom  # (objects.py reads this module's callers)
-
     target, seq = node.target, node.iter
     if node.orelse is not None or node.asynchronous is not None or not isinstance(
             target, cst.Name) or not isinstance(seq, cst.Name) or seq.value not in n.env:
