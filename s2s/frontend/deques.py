@@ -6,7 +6,7 @@
                                                   del buf[0]
     buf.appendleft(v)                  ->     buf.insert(0, v)
                                               if len(buf) > 3:
-                                                  del buf[-1]
+                                                  del buf[3]
     w = buf.popleft()                  ->     w = buf.pop(0)
 
 A deque with ``maxlen`` drops an item from the other end once an append makes it
@@ -269,7 +269,7 @@ class _Rewrite:
         lines = [cst.SimpleStatementLine([grown])]
         if size is not None:
             lines.append(self._trim(name, size, {
-                "append": f"del {name}[0]", "appendleft": f"del {name}[-1]",
+                "append": f"del {name}[0]", "appendleft": f"del {name}[SIZE]",
                 "extend": f"{name} = {name}[len({name}) - SIZE:]"}[method]))
         for line in lines:
             self.n.desugar.alias_tree(line, small)

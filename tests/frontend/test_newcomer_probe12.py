@@ -47,10 +47,16 @@ EXPECTED: dict[str, str] = {
     # can only be indexed with a constant key here" (the callee's `tuple(... for ... in
     # zip(s, k))` runs since this probe; written as a loop appending, refused the same)
     "rk4_tuple_state": "refused",
-    # `collections.deque(maxlen=3)`: "s2s cannot build `collections.deque` inside the
-    # function: it defines `__new__`"
+    # `buf.append(v)` of `collections.deque(maxlen=3)` in a loop over the array `x`,
+    # `sum(buf)` read in the loop: the number of appends is known only when the function
+    # runs: "the list `buf_2` grown in the loop is not used afterwards" (the deque is a
+    # list since containers18, frontend/deques.py; it was refused: "s2s cannot build
+    # `collections.deque` inside the function: it defines `__new__`")
     "deque_window": "refused",
-    # `collections.defaultdict(float)`: likewise ("it defines `__new__`")
+    # `acc[k] += v ** 2` for `k, v in zip("abab", x)`: "the key `k` is known only when
+    # the function runs" (the defaultdict is a dict since containers18, a loop over
+    # constant keys runs, frontend/default_dicts.py; it was refused: "it defines
+    # `__new__`")
     "defaultdict_accumulate": "refused",
     # `with Counted() as c:` of a user context manager: "a `with` over this context: its
     # effect is on something s2s does not follow" (np.errstate, warnings.catch_warnings
