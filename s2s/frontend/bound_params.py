@@ -461,8 +461,10 @@ def _built_field(lets: Any, atom: Any) -> Any:
         if isinstance(made, Let) and made.prim == "call":  # (the constructor's result)
             callee = made.params.get("callee")
             made = returned_dict(callee) if callee is not None else None
-            lets = {s.target: s for s in walk(callee.body) if isinstance(s, Let)} \
-                if made is not None else lets
+            inner = [s for s in walk(callee.body) if isinstance(s, Let)]
+            lets = {s.target: s for s in inner} if made is not None else lets
+            if len(lets) != len(inner):  # (a name bound twice, in a loop: not one value)
+                break
         if not (isinstance(made, Let) and made.prim == "make_dict" and key in made.params.get(
                 "keys", ()) and len(made.params["keys"]) == len(made.args)):
             break

@@ -113,6 +113,9 @@ def _parts(n: Any, call: cst.Call) -> tuple[Any, Any]:
             size = a.value
     if isinstance(size, cst.Name) and size.value == "None":
         size = None
+    if isinstance(size, cst.UnaryOperation) and isinstance(size.operator, cst.Minus):
+        raise n.unsupported(size, "a negative `maxlen`: Python's `deque` raises "
+                            "ValueError", "give a `maxlen` of 0 or more")
     return items, size
 
 
