@@ -160,9 +160,32 @@ def unroll_named_records(n: Any, node: cst.For) -> bool:
         bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(
             target.value))], item)])
         n.desugar.alias_tree(bind, target)
-        copies.append([bind, *node.body.body])
+        copies.append([bind, *(_copy(n, s) for s in node.body.body)])
     lower_copies(n, copies)
     return True
+
+
+def _copy(n: Any, stmt: Any) -> Any:
+    """A deep copy of ``stmt`` (each unrolled copy lowers nodes of its own) whose nodes
+    report the positions of those they copy."""
+    olds: list[Any] = []
+    news: list[Any] = []
+
+    class Collect(cst.CSTVisitor):
+        def __init__(self, into: list[Any]) -> None:
+            super().__init__()
+            self.into = into
+
+        def on_visit(self, node: Any) -> bool:
+            self.into.append(node)
+            return True
+
+    new = stmt.deep_clone()
+    stmt.visit(Collect(olds))
+    new.visit(Collect(news))
+    for a, b in zip(news, olds):
+        n.desugar.alias(a, b)
+    return new
 
 
 def _names_methods(cls: type) -> bool:

@@ -48,6 +48,12 @@ def getattr_kind_layers(x):
     return np.sum(h ** 2)
 
 
+def getattr_kind_rewritten(x):
+    u = Unit("tanh", 2.0)
+    u.kind = "cube"
+    return np.sum(u.forward(x))
+
+
 def deque_maxlen_window(x):
     buf = collections.deque(maxlen=3)
     acc = 0.0

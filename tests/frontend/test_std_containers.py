@@ -27,6 +27,9 @@ X4 = np.array([0.3, -0.7, 0.45, 1.2])
 CASES = {
     "chain_groups": ((X4,), {"zeros": np.zeros(4)}),
     "getattr_kind_layers": ((X4,), {"zeros": np.zeros(4)}),
+    # (`u.kind = "cube"` after `Unit("tanh", 2.0)`: the method is made for "cube", the
+    # string the object holds when called, not the constructor's)
+    "getattr_kind_rewritten": ((X4,), {"zeros": np.zeros(4)}),
     "deque_maxlen_window": ((X4,), {"zeros": np.zeros(4)}),
     "deque_both_ends": ((X4,), {"zeros": np.zeros(4)}),
     "defaultdict_keyed": ((X4,), {"zeros": np.zeros(4)}),
@@ -36,6 +39,13 @@ CASES = {
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
                            "jit_jax", "special", "warm_special", "vmap_special", "alias",
                            "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+
+# a deque's list with `del buf[0]` under `if len(buf) > 3` (the window past maxlen): the
+# second-order transforms of its emitted code refuse, as for the same list written by hand
+# ("`buf_kept_5_bar` may hold an array this function did not make here"); every other
+# stage runs and matches JAX
+SECOND_ORDER_REFUSED = {"deque_maxlen_window", "deque_both_ends"}
+SECOND_ORDER_STAGES = {"vmap_grad", "hessian", "vmap_special:zeros"}
 
 # name: (line the refusal points at, words of its message)
 REFUSED = {
@@ -52,7 +62,12 @@ REFUSED = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_transform_against_jax(name, dtype) -> None:
     label, verdicts = H.classify(PROBE, name, H.twin(F), dtype)
-    assert label == "ok", verdicts
+    if name not in SECOND_ORDER_REFUSED:
+        assert label == "ok", verdicts
+        return
+    bad = {stage: v for stage, v in verdicts.items() if v[0] != "ok"}
+    assert set(bad) == SECOND_ORDER_STAGES and all(
+        v[0] == "refused" for v in bad.values()), verdicts
 
 
 @pytest.mark.parametrize("name", ["deque_both_ends", "defaultdict_keyed", "chain_groups",
