@@ -63,6 +63,13 @@ def deque_maxlen_window(x):
     return acc
 
 
+def deque_last_two_rows(x):
+    buf = deque(maxlen=2)
+    for v in x:
+        buf.append(np.sin(v))
+    return buf[0] * buf[-1] + len(buf) * buf[1]
+
+
 def deque_both_ends(x):
     buf = deque([x[0], x[1] * 2.0, x[2]], maxlen=3)
     buf.appendleft(x[3])

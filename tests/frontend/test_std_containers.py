@@ -32,6 +32,8 @@ CASES = {
     "getattr_kind_rewritten": ((X4,), {"zeros": np.zeros(4)}),
     "deque_maxlen_window": ((X4,), {"zeros": np.zeros(4)}),
     "deque_both_ends": ((X4,), {"zeros": np.zeros(4)}),
+    # (appends in a loop over an array, read after it: the sliding window, windows.py)
+    "deque_last_two_rows": ((X4,), {"zeros": np.zeros(4)}),
     "defaultdict_keyed": ((X4,), {"zeros": np.zeros(4)}),
     "defaultdict_counts": ((X4,), {"zeros": np.zeros(4)}),
     "defaultdict_lambda": ((X4,), {"zeros": np.zeros(4)}),
