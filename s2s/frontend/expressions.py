@@ -455,9 +455,10 @@ class ExprLowerer:
         """``p.w``, not an array's attribute: the field of a pytree argument (a
         NamedTuple, a registered class, a bound method's object), which the call passes
         as a dict: ``p["w"]``.  Its kind decides per call: an array refuses it."""
-        index = Index((Const(attr, repr(attr)),), False, attribute=True)
-        return self.n.emit(self.target(target, attr), "getitem", (base,), {"index": index},
-                           node)
+        key = Const(attr, repr(attr))  # (`self.kind` of this call's object: its string)
+        return literals.bound_item(self.n, base, [key]) or self.n.emit(self.target(
+            target, attr), "getitem", (base,), {"index": Index((key,), False, attribute=True)},
+            node)
 
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func

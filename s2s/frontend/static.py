@@ -175,6 +175,8 @@ class StaticReader:
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value] if all(map(spellable, value)) else None
+        if isinstance(value, str) and isinstance(node, cst.SimpleString):
+            return [(_spell(c), c) for c in value]  # (`for k in "abca"`: `"a"`, ...)
         if isinstance(value, (tuple, list, range, str)) or (
                 isinstance(value, np.ndarray) and value.ndim >= 1):
             return [(self._index(node, k), value[k]) for k in range(len(value))]

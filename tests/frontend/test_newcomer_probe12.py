@@ -50,10 +50,16 @@ EXPECTED: dict[str, str] = {
     # r, w in zip(state, k1, ...))` unrolled for the tuple's length before the loop; it
     # was refused: "a tuple, list or dict argument can only be indexed with a constant
     # key here")
-    # `collections.deque(maxlen=3)`: "s2s cannot build `collections.deque` inside the
-    # function: it defines `__new__`"
+    # `buf.append(v)` of `collections.deque(maxlen=3)` in a loop over the array `x`,
+    # `sum(buf)` read in the loop: the number of appends is known only when the function
+    # runs: "the list `buf_2` grown in the loop is not used afterwards" (the deque is a
+    # list since containers18, frontend/deques.py; it was refused: "s2s cannot build
+    # `collections.deque` inside the function: it defines `__new__`")
     "deque_window": "refused",
-    # `collections.defaultdict(float)`: likewise ("it defines `__new__`")
+    # `acc[k] += v ** 2` for `k, v in zip("abab", x)`: "the key `k` is known only when
+    # the function runs" (the defaultdict is a dict since containers18, a loop over
+    # constant keys runs, frontend/default_dicts.py; it was refused: "it defines
+    # `__new__`")
     "defaultdict_accumulate": "refused",
     # `with Counted() as c:` of a user context manager: "a `with` over this context: its
     # effect is on something s2s does not follow" (np.errstate, warnings.catch_warnings
@@ -71,13 +77,13 @@ EXPECTED: dict[str, str] = {
     # tuple default `coefs` at the loop's run-time counter; it was refused under jvp, vmap
     # of grad, hessian: "a tuple, list or dict argument can only be indexed with a
     # constant key here")
-    # `getattr(self, f"act_{self.kind}")(...)`: "an f-string of values known only when
-    # the function runs" (`self.kind` of an object built in the function is read where
-    # the code runs; `getattr(np, name)` of a name known now runs since probe 12b)
-    "getattr_method_fstring": "refused",
-    # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
-    # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
-    "chain_from_iterable": "refused",
+    # (getattr_method_fstring: ok since containers18, a method naming its function by
+    # a string field, `getattr(self, f"act_{self.kind}")`, is made per the object's
+    # strings and `for layer in layers` of such objects unrolled (named_attrs.py); it was
+    # refused: "an f-string of values known only when the function runs")
+    # (chain_from_iterable: ok since containers18, `for v in chain.from_iterable(gs)`
+    # is a loop in a loop (iterations.py); it was refused: "`itertools.chain.from_iterable`
+    # (builtin_function_or_method) is not a function s2s can transform")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
