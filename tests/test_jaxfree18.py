@@ -77,6 +77,8 @@ def _rows(i):
 def fresh_module(monkeypatch):
     for name in ("LAYERS", "SHIFTS", "PARAMS", "NEST", "CFG", "BATCH", "SCALED", "LOSS"):
         monkeypatch.setattr(F, name, None)
+    monkeypatch.setattr(F, "XB", np.ones(3))
+    monkeypatch.setattr(F, "SCALE", 1.0)
 
 
 # ---- what a free value is split into (cheap: no JAX) ---------------------------------
@@ -244,3 +246,33 @@ def test_callable_object_weights_and_namedtuple_and_partial(dtype):
     assert _twelve_calls(F.callable_loss, change, dtype) == 4  # (rows; object)
     assert _twelve_calls(F.batch_loss, change, dtype) == 3
     assert _twelve_calls(F.partial_loss, change, dtype) == 1
+
+
+@pytest.mark.slow
+def test_the_fast_lane_falls_back_when_a_name_holds_another_kind_of_value():
+    """A name read in C on the fast lane (a float array passed as it is, a float
+    guarded by identity) comes to hold a jax.Array, a list, an integer array, an int,
+    an equal float that is another object, a float32 array, a 0-d array: each call the
+    NumPy backend's gradient; an equal value traces nothing new."""
+    j = s2s.jit(s2s.grad(F.fast_loss), backend="jax")
+    v = np.array([0.5, -1.0, 2.0])
+    rng = np.random.default_rng(3)
+    holds = {3: lambda: jnp.asarray(rng.normal(size=3)), 5: lambda: [0.1, 0.2, 0.3],
+             6: lambda: np.arange(3), 10: lambda: rng.normal(size=3).astype(np.float32),
+             11: lambda: np.array(0.5)}
+    traces = []
+    for i in range(12):
+        F.XB = holds.get(i, lambda: rng.normal(size=3))()
+        F.SCALE = {8: 2, 9: float(np.float64(1.0))}.get(i, 1.0)
+        for _ in range(2):  # (the second call the same: no new trace)
+            got = np.asarray(j(v))
+            held = F.XB  # (the NumPy backend given a jax.Array's values as NumPy's:
+            F.XB = np.asarray(held) if i == 3 else held  # it fails at a jax.Array)
+            want = s2s.grad(F.fast_loss)(v)
+            F.XB = held
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6 if i == 10 else 1e-12,
+                                       err_msg=f"call {i}")
+            traces.append(j._compilations)
+        assert traces[-1] == traces[-2]
+    assert traces[-1] <= 7  # (float64, list, int array, SCALE=2, float32, 0-d)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
@@ -294,6 +295,7 @@ def free_call(self: Jitted) -> Callable:
     free, jitted, slow = self._free, self._jitted_free, self._call_python
     leaf, need = self._order.LEAF_TYPES, self._need_example
     nums = self.static_argnums
+    same = operator.is_
 
     def _call_free(*args: Any, **kwargs: Any) -> Any:
         if kwargs or nums or self._dict_out:
@@ -301,7 +303,14 @@ def free_call(self: Jitted) -> Callable:
         for a in args:
             if type(a) not in leaf:
                 return slow(*args)
-        values, token = free.inputs()
+        fast = free.fast  # (the names read in C while they hold what they held:
+        try:  # jit_jax_free.FreeInputs._fast_lane)
+            if fast is not None and (fast[1] is None or all(map(same, fast[1](), fast[2]))):
+                values, token = tuple(fast[0]()), fast[3]
+            else:
+                values, token = free.inputs()
+        except Exception:  # (a name unbound now: the general way says what it means)
+            values, token = free.inputs()
         self._calls += 1
         try:
             return jitted(values, token, *args)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 import types
 from contextvars import ContextVar
 from typing import Any, Callable
@@ -216,9 +217,12 @@ def read(key: Any, getter: Callable[[], Any], value: Any) -> Any:
         return value
     found = reads.traced.get(key, _MISSING)
     if found is not _MISSING:
-        if type(value) is np.ndarray:
+        if type(value) is np.ndarray and value.dtype.kind in "fc":
             return found
-        return _rebuild(value, iter(found), reads)
+        if key in reads.guards:  # (a container's leaves, a jax.Array: split's)
+            return _rebuild(value, iter(found), reads)
+        raise NeedFree({})  # (a fast call's name holds another kind of value now: the
+        # call made again the general way, FreeInputs.inputs)
     if key not in reads.guards:
         if vocabulary(value):
             return value
@@ -248,9 +252,10 @@ class FreeInputs:
         self.demoted = False  # (every float array guarded by its bytes instead)
         self._last: Any = None  # (the last call's keys and guards, and its static key)
         self._token: Any = None
+        self.fast: Any = None  # (the fast lane: _fast_lane)
 
     def add(self, err: NeedFree) -> None:
-        self._last = self._token = None
+        self._last = self._token = self.fast = None
         self.names.update(err.names)
 
     def demote(self) -> bool:
@@ -259,20 +264,21 @@ class FreeInputs:
         bytes from now on, as the trace's constants. False: already so."""
         if self.demoted or not (self._last and self._last[0]):
             return False
-        self._last = self._token = None
+        self._last = self._token = self.fast = None
         self.demoted = True
         return True
 
     def inputs(self) -> tuple[tuple, tuple]:
         """The leaves to pass now (a bare array as itself, a container's as a tuple),
         and the static key: the keys passed, and each other key's guard."""
-        keys, values, guards = [], [], []
+        keys, values, guards, scalars = [], [], [], []
         demoted = self.demoted
         for key, getter in self.names.items():
             try:
                 value = getter()
             except (NameError, KeyError, IndexError, AttributeError, ValueError):
                 guards.append((key, _UNBOUND))  # (unbound now: the trace says)
+                scalars.append(_MISSING)
                 continue
             if type(value) is np.ndarray and value.dtype.kind in "fc" and not demoted \
                     and key[0] != "static":
@@ -284,10 +290,41 @@ class FreeInputs:
                 keys.append(key)
                 values.append(tuple(leaves))
             guards.append((key, guard))
+            scalars.append(value if type(value) in _SCALARS or isinstance(
+                value, np.generic) else _MISSING)
         last = (keys, guards)
-        if last == self._last:  # (the usual call: the same static key object as the
-            return tuple(values), self._token  # last one's, which JAX's dispatch finds
-        self._last = last  # 6 µs sooner than an equal new one)
-        self._token = (tuple(keys), tuple(guards))
-        return tuple(values), self._token
+        if last != self._last:  # (the usual call: the same static key object as the
+            self._last = last  # last one's, which JAX's dispatch finds 6 µs sooner
+            self._token = (tuple(keys), tuple(guards))  # than an equal new one)
+        values = tuple(values)
+        self.fast = None if demoted or any(v is _MISSING for v in scalars) or any(
+            type(v) is tuple for v in values) else self._fast_lane(keys, guards, scalars)
+        return values, self._token
 
+    def _fast_lane(self, keys: list, guards: list, scalars: list) -> tuple:
+        """How a call reads the names while they hold what they hold now (every passed
+        one a float NumPy array, every guarded one an immutable number or string):
+        ``(read the passed, read the guarded or None, the guarded values now, static
+        key)``, each read a C call (names of one module: one ``itemgetter``); the
+        guarded values compared by identity (the same object: the same value).  A
+        passed name holding another kind of value meets a trace (its shape or dtype
+        differs from every trace's), which refuses it (:func:`read`), and the call is
+        made again through :meth:`inputs`."""
+        names = self.names
+        guarded = [names[k] for k, _ in guards]
+        return (_reader([names[k] for k in keys]), _reader(guarded) if guarded else None,
+                tuple(scalars), self._token)
+
+
+_CALL = getattr(operator, "call", lambda f: f())  # (3.11's, a C call)
+
+
+def _reader(getters: list) -> Callable[[], Any]:
+    """One C call giving an iterable of the getters' values: an ``itemgetter`` of
+    the names where they are two or more names of one namespace."""
+    if len(getters) > 1 and all(
+            type(g) is functools.partial and g.func is operator.getitem and len(g.args) == 2
+            and g.args[0] is getters[0].args[0] for g in getters):
+        return functools.partial(operator.itemgetter(*(g.args[1] for g in getters)),
+                                 getters[0].args[0])
+    return functools.partial(map, _CALL, tuple(getters))
