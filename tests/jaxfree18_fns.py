@@ -95,3 +95,33 @@ SCALE = 1.0
 
 def fast_loss(v):
     return np.sum(np.sin(XB) * v**2) * SCALE
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def softplus(x):
+    return np.log1p(np.exp(x))
+
+
+ACT = relu
+
+
+def act_loss(v):  # a module function the loop rebinds (inlined by the transform)
+    return np.sum(ACT(v * 2.0) ** 2)
+
+
+def method_loss(v):  # a bound method a module name holds, its object's weights set
+    return PREDICT(v)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def predict(self, v):
+        return np.sum(np.tanh(self.w * v))
+
+
+PREDICT = None

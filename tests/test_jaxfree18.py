@@ -42,6 +42,8 @@ def _twin(fn, closure=None):
     names = dict(vars(F), np=jnp)
     if isinstance(F.LOSS, F.Loss):  # (the callable object's method, on JAX too)
         names["LOSS"] = types.MethodType(_on_jax(F.Loss.__call__, names), F.LOSS)
+    names["ACT"] = _on_jax(F.ACT, names)
+    names["PREDICT"] = types.MethodType(_on_jax(F.Model.predict, names), F.PREDICT.__self__)
     if isinstance(F.SCALED, functools.partial):
         names["SCALED"] = functools.partial(_on_jax(F.scaled_sum, names), *F.SCALED.args)
     return _on_jax(fn, names, closure)
@@ -79,6 +81,8 @@ def fresh_module(monkeypatch):
         monkeypatch.setattr(F, name, None)
     monkeypatch.setattr(F, "XB", np.ones(3))
     monkeypatch.setattr(F, "SCALE", 1.0)
+    monkeypatch.setattr(F, "ACT", F.relu)
+    monkeypatch.setattr(F, "PREDICT", F.Model(np.ones(3)).predict)
 
 
 # ---- what a free value is split into (cheap: no JAX) ---------------------------------
@@ -276,3 +280,20 @@ def test_the_fast_lane_falls_back_when_a_name_holds_another_kind_of_value():
             traces.append(j._compilations)
         assert traces[-1] == traces[-2]
     assert traces[-1] <= 7  # (float64, list, int array, SCALE=2, float32, 0-d)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_module_function_rebound_and_a_bound_methods_object(dtype):
+    """``ACT = softplus`` after ``ACT = relu`` (the transform inlined ACT: the emitted
+    code does not read it; the NumPy backend normalizes again, the jit traces again);
+    a bound method a module name holds, its object's weights set at every call."""
+    model = F.Model(np.ones(3, dtype))
+    F.PREDICT = model.predict
+
+    def change(i, rng):
+        F.ACT = F.softplus if 3 <= i < 10 else F.relu  # (relu again: its first trace)
+        model.w = rng.normal(size=3).astype(dtype)
+
+    assert _twelve_calls(F.act_loss, change, dtype) == 2
+    assert _twelve_calls(F.method_loss, change, dtype) == 1

@@ -71,6 +71,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
                                self._examples, self._example_key(args, kwargs), texts,
                                self._unchecked)
+            jit_jax.jit_jax_reads.read_ir_names(getattr(self.fun, "ir", None))  # (the
+            # transform's free names: a callee it inlined is not read by its code)
         finally:
             jit_jax_free.READS.reset(reading)
             jax_numpy.transposes.reset(memo)

@@ -51,8 +51,6 @@ _NUMBERS = (bool, int, float, complex)
 _SCALARS = (*_NUMBERS, str, bytes, type(None), type(Ellipsis))
 _NOT_OBJECTS = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
                 types.MethodType, np.ufunc, functools.partial)
-_VOCABULARY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
-               np.ufunc)
 _LIBRARIES = {"numpy", "scipy", "jax", "jaxlib", "s2s", "builtins"}
 
 
@@ -154,6 +152,8 @@ def _guard(value: Any, arrays: bool, leaves: list) -> Any:
         return (t, *((k, _guard(v, arrays, leaves)) for k, v in value.items()))
     if t is set or t is frozenset:
         return (t, frozenset(value))
+    if t is types.MethodType:  # (`model.predict` read again: a new bound method)
+        return (t, _Same(value.__func__), _Same(value.__self__))
     if t is functools.partial:  # (its function, and the values bound in it)
         return (t, _Same(value.func), _guard(value.args, arrays, leaves),
                 _guard(value.keywords, arrays, leaves))
@@ -196,15 +196,19 @@ def _rebuild(value: Any, given: Any, reads: Reads) -> Any:
 
 
 def vocabulary(value: Any) -> bool:
-    """A free name's function, class, module, ufunc, or a library's object (neither an
-    array nor a number): the code's vocabulary, taken as the trace saw it (not read at
-    every call: a jit whose code calls a helper keeps the bare path)."""
-    if isinstance(value, _VOCABULARY):
+    """A module, a ufunc, a builtin, or a library's function, class or object (neither
+    an array nor a number): the code's vocabulary, taken as the trace saw it (a jit
+    whose code reads only these keeps the bare path). A user's function or class is
+    not: rebinding ``ACT = softplus`` traces again (guarded by identity)."""
+    if isinstance(value, (types.ModuleType, np.ufunc, types.BuiltinFunctionType)):
         return True
     t = type(value)
-    return t not in _SCALARS and t not in (list, tuple, dict, set, frozenset) and (
-        t.__module__ or "").split(".")[0] in _LIBRARIES and not isinstance(
-        value, (np.ndarray, np.generic)) and not _jax_array(value)
+    if t in _SCALARS or t in (list, tuple, dict, set, frozenset) or isinstance(
+            value, (np.ndarray, np.generic)) or _jax_array(value):
+        return False
+    module = value.__module__ if isinstance(value, (type, types.FunctionType)) else \
+        t.__module__
+    return (module or "builtins").split(".")[0] in _LIBRARIES
 
 
 def read(key: Any, getter: Callable[[], Any], value: Any) -> Any:
@@ -291,7 +295,7 @@ class FreeInputs:
                 values.append(tuple(leaves))
             guards.append((key, guard))
             scalars.append(value if type(value) in _SCALARS or isinstance(
-                value, np.generic) else _MISSING)
+                value, np.generic) or type(guard) is _Same else _MISSING)
         last = (keys, guards)
         if last != self._last:  # (the usual call: the same static key object as the
             self._last = last  # last one's, which JAX's dispatch finds 6 µs sooner
@@ -303,7 +307,8 @@ class FreeInputs:
 
     def _fast_lane(self, keys: list, guards: list, scalars: list) -> tuple:
         """How a call reads the names while they hold what they hold now (every passed
-        one a float NumPy array, every guarded one an immutable number or string):
+        one a float NumPy array, every guarded one an immutable number or string, or
+        one guarded by identity: a function):
         ``(read the passed, read the guarded or None, the guarded values now, static
         key)``, each read a C call (names of one module: one ``itemgetter``); the
         guarded values compared by identity (the same object: the same value).  A
