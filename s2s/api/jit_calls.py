@@ -52,7 +52,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
     def trace(args: tuple, kwargs: dict, bare: bool, free: tuple = (),
-              token: tuple = ((), ())) -> Any:
+              token: Any = ((), ())) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
@@ -64,6 +64,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         limit = jax_control.unroll_limit.set(
             jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        if type(token) is int:  # (the free path's static key, by its number)
+            token = self._free.keys[token]
         reads = jit_jax_free.Reads(dict(zip(token[0], free)), frozenset(
             k for k, _ in token[1]))  # (the free names given: api/jit_jax_free.py)
         reading = jit_jax_free.READS.set(reads)
@@ -102,7 +104,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     def traced_bare(*args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, True)
 
-    def traced_free(free: tuple, token: tuple, *args: Any, **kwargs: Any) -> Any:
+    def traced_free(free: tuple, token: int, *args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, False, free, token)
 
     for fn in (traced, traced_bare, traced_free):

@@ -256,6 +256,8 @@ class FreeInputs:
         self.demoted = False  # (every float array guarded by its bytes instead)
         self._last: Any = None  # (the last call's keys and guards, and its static key)
         self._token: Any = None
+        self.tokens: dict = {}  # (a static key -> the number JAX's dispatch is given)
+        self.keys: list = []  # (and back: the number -> the static key)
         self.fast: Any = None  # (the fast lane: _fast_lane)
 
     def add(self, err: NeedFree) -> None:
@@ -274,7 +276,8 @@ class FreeInputs:
 
     def inputs(self) -> tuple[tuple, tuple]:
         """The leaves to pass now (a bare array as itself, a container's as a tuple),
-        and the static key: the keys passed, and each other key's guard."""
+        and the static key's number (``keys[n]``: the keys passed, and each other key's
+        guard)."""
         keys, values, guards, scalars = [], [], [], []
         demoted = self.demoted
         for key, getter in self.names.items():
@@ -299,7 +302,11 @@ class FreeInputs:
         last = (keys, guards)
         if last != self._last:  # (the usual call: the same static key object as the
             self._last = last  # last one's, which JAX's dispatch finds 6 µs sooner
-            self._token = (tuple(keys), tuple(guards))  # than an equal new one)
+            token = (tuple(keys), tuple(guards))  # than an equal new one; a number:
+            self._token = self.tokens.get(token)  # its hash a C one, where a tuple's
+            if self._token is None:  # calls each guard's and each key's)
+                self._token = self.tokens[token] = len(self.keys)
+                self.keys.append(token)
         values = tuple(values)
         self.fast = None if demoted or any(v is _MISSING for v in scalars) or any(
             type(v) is tuple for v in values) else self._fast_lane(keys, guards, scalars)
