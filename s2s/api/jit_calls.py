@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
@@ -68,7 +69,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
     def trace(args: tuple, kwargs: dict, bare: bool, free: tuple = (),
-              token: tuple = ((), ())) -> Any:
+              token: Any = ((), ())) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
@@ -81,6 +82,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         limit = jax_control.unroll_limit.set(
             jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        if type(token) is int:  # (the free path's static key, by its number)
+            token = self._free.keys[token]
         reads = jit_jax_free.Reads(dict(zip(token[0], free)), frozenset(
             k for k, _ in token[1]))  # (the free names given: api/jit_jax_free.py)
         reading = jit_jax_free.READS.set(reads)
@@ -88,6 +91,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
                                self._examples, self._example_key(args, kwargs), texts,
                                self._unchecked)
+            jit_jax.jit_jax_reads.read_ir_names(getattr(self.fun, "ir", None))  # (the
+            # transform's free names: a callee it inlined is not read by its code)
         finally:
             jit_jax_free.READS.reset(reading)
             jax_numpy.transposes.reset(memo)
@@ -117,7 +122,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     def traced_bare(*args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, True)
 
-    def traced_free(free: tuple, token: tuple, *args: Any, **kwargs: Any) -> Any:
+    def traced_free(free: tuple, token: int, *args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, False, free, token)
 
     for fn in (traced, traced_bare, traced_free):
@@ -312,6 +317,7 @@ def free_call(self: Jitted) -> Callable:
     free, jitted, slow = self._free, self._jitted_free, self._call_python
     leaf, need = self._order.LEAF_TYPES, self._need_example
     nums = self.static_argnums
+    same = operator.is_
 
     def _call_free(*args: Any, **kwargs: Any) -> Any:
         if kwargs or nums or self._dict_out:
@@ -319,7 +325,14 @@ def free_call(self: Jitted) -> Callable:
         for a in args:
             if type(a) not in leaf:
                 return slow(*args)
-        values, token = free.inputs()
+        fast = free.fast  # (the names read in C while they hold what they held:
+        try:  # jit_jax_free.FreeInputs._fast_lane)
+            if fast is not None and (fast[1] is None or all(map(same, fast[1](), fast[2]))):
+                values, token = tuple(fast[0]()), fast[3]
+            else:
+                values, token = free.inputs()
+        except Exception:  # (a name unbound now: the general way says what it means)
+            values, token = free.inputs()
         self._calls += 1
         try:
             return jitted(values, token, *args)

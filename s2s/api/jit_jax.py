@@ -57,6 +57,7 @@ from .jacobians import (
 from .jit_jax_located import _at_user_line, _in_translated, _run
 from .jit_jax_objects import (
     _LIBRARIES,
+    _followed,
     _KeptVmapOnJax,
     _meta,
     _ModuleOnJax,
@@ -104,7 +105,6 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
         jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
-
 
 
 def translate(backend: JaxBackend, value: Any) -> Any:
@@ -288,8 +288,8 @@ class Translator:
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
-        if _user_object(value):  # (a callable object: its __call__ on JAX)
-            return self._object(value)
+        if _user_object(value) or _followed(value):  # (a callable object: its __call__
+            return _ObjectOnJax(value, self)  # on JAX; a free name's: its attributes too)
         if _user_class(value):  # (`Model(x)` in a function jit runs: methods on JAX)
             return self._class(value)
         if _holds_functions(value):  # (`ACTIVATIONS["relu"](x)` in emitted code)
