@@ -1,0 +1,147 @@
+"""What ``s2s.vjp``'s pullback (``vjp_fn``) runs, fixed when ``vjp`` is called.
+
+JAX's ``vjp`` traces the function once: its pullback computes with the primals,
+closure values and module constants as they were at ``vjp()`` time.  s2s's
+pullback runs emitted code that computes the forward pass again, so that code, the
+primals it is given and the free names it reads are all taken at ``vjp()`` time:
+the primals copied (the caller may write into its arrays, ``w[:] = 0``), the
+emitted function generated for the free names' kinds then, and each free name's
+object then (a closure variable rebound by a loop, a module constant rebound)
+given to the code again at each pullback call (``Frozen.call``).
+
+An array a free name holds is kept as that object, not copied: an array written
+into in place after ``vjp()`` is read with its new contents (JAX's pullback of a
+NumPy constant is as unspecified there: on a CPU it may share the array's memory).
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from typing import Any, Callable
+
+from ..errors import Loc, TransformError
+from .signatures import _Refreshed
+from .trees import _copies
+
+
+def _snapshot(fn: Callable) -> list[tuple[str, Any, list | None]]:
+    """``(name, object, callee's snapshot or None)`` of each free name the emitted
+    function ``fn`` reads (a callee emitted apart: its own free names too)."""
+    taken: list[tuple[str, Any, list | None]] = []
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        if type(var) is _Refreshed:
+            taken.append((name, var.fn, _snapshot(var.fn)))
+        else:
+            taken.append((name, var.read(), None))
+    return taken
+
+
+def _restore(fn: Callable, taken: list[tuple[str, Any, list | None]]) -> None:
+    namespace = fn.__globals__
+    for name, value, inner in taken:
+        if inner is not None:
+            _restore(value, inner)
+        namespace[name] = value
+
+
+class Frozen:
+    """The emitted VJP function of a transform ``t`` for ``primals`` (of structures
+    ``kinds``, ``float_args`` the differentiated ones), with copies of the primals,
+    the defaults and the free names' objects as they are now."""
+
+    __slots__ = ("fn", "primals", "rest", "free")
+
+    def __init__(self, t: Any, kinds: tuple, float_args: tuple, primals: tuple) -> None:
+        t._refresh()  # (a free name that changed kind: normalized again, now)
+        _, self.fn = t._generate(kinds, float_args, True, nargs=len(primals),
+                                 inner_args=primals)
+        self.free = _snapshot(self.fn)
+        self.rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+        self.primals = _copies(primals)  # (never the caller's arrays: it may write)
+
+    def call(self, cotangent: Any) -> Any:
+        """The emitted code run on the kept primals, its free names holding the
+        objects they held at ``vjp()`` (set just before the call, as
+        ``read_free_names`` sets the current ones for every other call)."""
+        _restore(self.fn, self.free)
+        return self.fn(*self.primals, *self.rest, cotangent)
+
+
+# ---- linearize's linear function (api/extras.py) ------------------------------------
+
+_MISSING = object()
+
+
+def frozen_function(fun: Any) -> Any:
+    """``fun`` with closure cells of its own holding what its cells hold now (a
+    closure variable rebound later is not seen: a family member of ``fun``'s code,
+    api/families.py, so no transform is made again); a bound method, bound to a
+    shallow copy of its object (an attribute rebound later is not seen: s2s
+    transforms a method per class); ``fun`` itself where it has no closure or is
+    neither."""
+    if type(fun) is types.MethodType:
+        obj = fun.__self__
+        if isinstance(getattr(obj, "__dict__", None), dict) and \
+                not hasattr(type(obj), "__slots__") and not isinstance(obj, type):
+            try:
+                made = object.__new__(type(obj))  # (no __init__ nor __copy__ of the user's)
+            except TypeError:  # (a subclass of a builtin type: as it is)
+                return fun
+            made.__dict__.update(obj.__dict__)
+            return types.MethodType(frozen_function(fun.__func__), made)
+        return fun
+    if type(fun) is not types.FunctionType or not fun.__closure__:
+        return fun
+    try:
+        cells = tuple(types.CellType(c.cell_contents) for c in fun.__closure__)
+    except ValueError:  # (an empty cell: the call raises as the user's would)
+        return fun
+    made = types.FunctionType(fun.__code__, fun.__globals__, fun.__name__,
+                              fun.__defaults__, cells)
+    made.__kwdefaults__ = dict(fun.__kwdefaults__) if fun.__kwdefaults__ else None
+    made.__qualname__, made.__module__ = fun.__qualname__, fun.__module__
+    made.__dict__.update(fun.__dict__)
+    return made
+
+
+def module_reads(fun: Any) -> tuple[dict, dict[str, Any]]:
+    """``(module namespace, {name: object})`` of the module names ``fun``'s code (its
+    nested code, and the same module's functions it names) reads, as they are now."""
+    namespace = getattr(fun, "__globals__", None)
+    if type(fun) is not types.FunctionType or type(namespace) is not dict:
+        return {}, {}
+    taken: dict[str, Any] = {}
+    codes, seen = [fun.__code__], set()
+    while codes:
+        code = codes.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes += [c for c in code.co_consts if type(c) is types.CodeType]
+        for name in code.co_names:
+            value = namespace.get(name, _MISSING)
+            if value is _MISSING or name in taken:
+                continue
+            taken[name] = value
+            if type(value) is types.FunctionType and value.__globals__ is namespace:
+                codes.append(value.__code__)
+    return namespace, taken
+
+
+def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any) -> None:
+    """A located error where a module name ``fun`` reads was rebound since
+    ``linearize``: its linear function would compute with the new object (JAX's
+    with the one traced)."""
+    namespace, taken = reads
+    for name, value in taken.items():
+        if namespace.get(name, _MISSING) is not value:
+            code = fun.__code__
+            line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
+            raise TransformError(
+                f"linearize: the module name `{name}` that `{fun.__name__}` reads was "
+                "rebound after `s2s.linearize` was called; its linear function runs "
+                "the code again and would read the new object", Loc(
+                    code.co_filename, code.co_firstlineno, 1, line),
+                "call `s2s.linearize` again after rebinding it, or pass it as an "
+                "argument", fun.__name__)
