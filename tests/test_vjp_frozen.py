@@ -89,15 +89,34 @@ def test_steps_pullbacks_called_after_the_loop():
         np.testing.assert_allclose(g, e, rtol=1e-10)
 
 
-def test_linearize_at_the_point_of_the_call():
+def test_linearize_closure_rebound_after_it():
     w, xs, _ = _data()
     v = np.array([0.5, -1.0, 2.0])
     for f, x in zip(F.lin_closure(s2s.linearize, w, _trio(xs), v), _trio(xs)):
         np.testing.assert_allclose(f, np.cos(x @ w) * (x @ v), rtol=1e-12)
+
+
+def test_linearize_primal_written_after_it():
+    w, xs, _ = _data()
+    v = np.array([0.5, -1.0, 2.0])
     f, _ = F.lin_primal(s2s.linearize, w, xs[0], v)
     np.testing.assert_allclose(f, np.cos(xs[0] @ w) * (xs[0] @ v), rtol=1e-12)
+
+
+def test_linearize_object_attribute_rebound_after_it():
+    w, xs, _ = _data()
+    v = np.array([0.5, -1.0, 2.0])
     f, _ = F.lin_method(s2s.linearize, w, xs[0], v)
     np.testing.assert_allclose(f, 2.0 * np.cos(xs[0] @ w) * (xs[0] @ v), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", [None, pytest.param("jax", marks=pytest.mark.slow)])
+def test_jit_of_a_function_rebinding_between_vjp_and_pullback(backend):
+    if backend == "jax":
+        pytest.importorskip("jax")
+    w, xs, _ = _data()
+    got = s2s.jit(F.rebound_in_body, backend=backend)(w, xs[0], xs[1])
+    np.testing.assert_allclose(got, sin_vjp(w, xs[0], np.ones(4)), rtol=1e-12)
 
 
 def test_linearize_refuses_a_module_global_rebound_after_it():

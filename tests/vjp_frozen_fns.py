@@ -6,6 +6,8 @@ transform passed in, so the JAX twin (tests/support.py ``jax_twin``: this source
 
 import numpy as np
 
+import s2s
+
 SCALE = 2.0  # (rebound by the scenarios, restored after)
 
 
@@ -130,3 +132,12 @@ def lin_method(linearize, w, x, v):
     m.a = -1.0
     m.x = x * 3.0
     return [f(v), y]
+
+
+def rebound_in_body(w, a, b):
+    """``s2s.jit`` of a function that rebinds a closure variable between its vjp and
+    the pullback call."""
+    x = a
+    y, pb = s2s.vjp(lambda w: np.sin(x @ w), w)
+    x = b
+    return pb(np.ones(a.shape[0], a.dtype))[0]

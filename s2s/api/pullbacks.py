@@ -10,8 +10,10 @@ object then (a closure variable rebound by a loop, a module constant rebound)
 given to the code again at each pullback call (``Frozen.call``).
 
 An array a free name holds is kept as that object, not copied: an array written
-into in place after ``vjp()`` is read with its new contents (JAX's pullback of a
-NumPy constant is as unspecified there: on a CPU it may share the array's memory).
+into in place after ``vjp()`` is read with its new contents, as JAX's pullback on a
+CPU reads them (its constant shares the NumPy array's memory: ``X[:] = 0`` after
+``jax.vjp(lambda w: jnp.sin(X @ w), w)`` gives zeros), and no data set is copied
+at each step.
 """
 
 from __future__ import annotations
