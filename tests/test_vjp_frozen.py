@@ -110,6 +110,17 @@ def test_linearize_object_attribute_rebound_after_it():
     np.testing.assert_allclose(f, 2.0 * np.cos(xs[0] @ w) * (xs[0] @ v), rtol=1e-12)
 
 
+def test_vjp_of_grad_and_of_jit_rebound_after_it():
+    w, xs, ct = _data()
+    v = np.array([1.0, 0.5, -1.0])
+    x = xs[0]
+    hess = -x.T @ (np.sin(x @ w)[:, None] * x)  # (of sum(sin(x @ w)): symmetric)
+    closure, scaled, jitted = F.inner_transforms(s2s.vjp, s2s.grad, s2s.jit, w, x, xs[1], v)
+    np.testing.assert_allclose(closure, hess @ v, rtol=1e-12)
+    np.testing.assert_allclose(scaled, 2.0 * hess @ v, rtol=1e-12)
+    np.testing.assert_allclose(jitted, sin_vjp(w, x, np.ones(4)), rtol=1e-12)
+
+
 @pytest.mark.parametrize("backend", [None, pytest.param("jax", marks=pytest.mark.slow)])
 def test_jit_of_a_function_rebinding_between_vjp_and_pullback(backend):
     if backend == "jax":
@@ -163,6 +174,8 @@ def test_against_jax(dtype):
     same(F.twice_and_later(s2s.vjp, w, xs[0], xs[1], ct),
          J.twice_and_later(jax.vjp, w, xs[0], xs[1], ct))
     same(F.steps(s2s.vjp, w, xs, ct), J.steps(jax.vjp, w, xs, ct))
+    same(F.inner_transforms(s2s.vjp, s2s.grad, s2s.jit, w, xs[0], xs[1], v),
+         J.inner_transforms(jax.vjp, jax.grad, jax.jit, w, xs[0], xs[1], v))
     same(F.lin_closure(s2s.linearize, w, _trio(xs), v), J.lin_closure(jax.linearize, w, _trio(xs), v))
     same(F.lin_primal(s2s.linearize, w, xs[0], v), J.lin_primal(jax.linearize, w, xs[0], v))
     same(F.lin_method(s2s.linearize, w, xs[0], v), J.lin_method(jax.linearize, w, xs[0], v))

@@ -141,3 +141,25 @@ def rebound_in_body(w, a, b):
     y, pb = s2s.vjp(lambda w: np.sin(x @ w), w)
     x = b
     return pb(np.ones(a.shape[0], a.dtype))[0]
+
+
+def scaled_at(w, x):
+    return SCALE * np.sum(np.sin(x @ w))
+
+
+def inner_transforms(vjp, grad, jit, w, x1, x2, v):
+    """vjp of a grad (a closure variable, then a module global rebound after it) and
+    of a jit (a closure variable rebound)."""
+    global SCALE
+    x = x1
+    y, pb1 = vjp(grad(lambda w: np.sum(np.sin(x @ w))), w)
+    y, pb3 = vjp(jit(lambda w: np.sin(x @ w)), w)
+    x = x2
+    old = SCALE
+    try:
+        SCALE = 2.0
+        y, pb2 = vjp(grad(lambda w: scaled_at(w, x1)), w)
+        SCALE = 7.0
+        return [pb1(v)[0], pb2(v)[0], pb3(np.ones(x1.shape[0], x1.dtype))[0]]
+    finally:
+        SCALE = old
