@@ -58,6 +58,15 @@ def test_module_global_rebound_after_vjp():
     assert aux == 3.0
 
 
+def test_module_objects_attributes_and_items_rebound_after_vjp():
+    w, _, _ = _data()
+    g, y = F.objects_rebound(s2s.vjp, w, 1.5)
+    np.testing.assert_allclose(g, 1.5 * 12.0 * np.cos(w), rtol=1e-12)
+    np.testing.assert_allclose(y, 12.0 * np.sum(np.sin(w)), rtol=1e-12)
+    g, _ = F.objects_rebound(s2s.vjp, w, 1.0)  # (the code read them again: restored)
+    np.testing.assert_allclose(g, 12.0 * np.cos(w), rtol=1e-12)
+
+
 def test_object_attribute_rebound_after_vjp():
     w, xs, ct = _data()
     g, y = F.method_rebound(s2s.vjp, w, xs[0], ct)
@@ -170,6 +179,7 @@ def test_against_jax(dtype):
     one = dtype(1.5)
     same(F.global_rebound(s2s.vjp, w, one), J.global_rebound(jax.vjp, w, one))
     same(F.aux_global(s2s.vjp, w, dtype(1))[:2], J.aux_global(jax.vjp, w, dtype(1))[:2])
+    same(F.objects_rebound(s2s.vjp, w, one), J.objects_rebound(jax.vjp, w, one))
     same(F.method_rebound(s2s.vjp, w, xs[0], ct), J.method_rebound(jax.vjp, w, xs[0], ct))
     same(F.twice_and_later(s2s.vjp, w, xs[0], xs[1], ct),
          J.twice_and_later(jax.vjp, w, xs[0], xs[1], ct))

@@ -163,3 +163,29 @@ def inner_transforms(vjp, grad, jit, w, x1, x2, v):
         return [pb1(v)[0], pb2(v)[0], pb3(np.ones(x1.shape[0], x1.dtype))[0]]
     finally:
         SCALE = old
+
+
+class Holder:
+    def __init__(self):
+        self.s = 2.0
+        self.inner = {"k": 3.0}
+
+
+CFG = Holder()
+TABLE = {"a": 2.0}
+
+
+def read_objects(w):
+    return CFG.s * CFG.inner["k"] * TABLE["a"] * np.sum(np.sin(w))
+
+
+def objects_rebound(vjp, w, ct):
+    """A module object's attribute, its dict's item and a module dict's item rebound
+    after vjp (the pullback reads them as they were)."""
+    saved = (CFG.s, CFG.inner["k"], TABLE["a"])
+    try:
+        y, pb = vjp(read_objects, w)
+        CFG.s, CFG.inner["k"], TABLE["a"] = 5.0, 1.0, -1.0
+        return [pb(ct)[0], y]
+    finally:
+        CFG.s, CFG.inner["k"], TABLE["a"] = saved

@@ -18,10 +18,14 @@ at each step.
 
 from __future__ import annotations
 
+import dis
 import linecache
 import types
 from typing import Any, Callable
 
+import numpy as np
+
+from ..caches import LRU
 from ..errors import Loc, TransformError
 from .signatures import _Refreshed
 from .trees import _copies
@@ -35,8 +39,43 @@ def _snapshot(fn: Callable) -> list[tuple[str, Any, list | None]]:
         if type(var) is _Refreshed:
             taken.append((name, var.fn, _snapshot(var.fn)))
         else:
-            taken.append((name, var.read(), None))
+            taken.append((name, _kept(var.read()), None))
     return taken
+
+
+_AS_IT_IS = (np.ndarray, np.generic, int, float, complex, bool, str, bytes, type(None),
+             type, types.FunctionType, types.BuiltinFunctionType)
+
+
+def _kept(value: Any, depth: int = 0) -> Any:
+    """``value`` as the emitted code reads it at a later call as it would now: a
+    module, a plain object (``cfg.scale``), a dict or list the code reads attributes or
+    items of, copied (shallow, three levels down: an attribute rebound later is not
+    seen); an array, a number, a function, a class as it is."""
+    kind = type(value)
+    if kind in _AS_IT_IS or depth > 3 or isinstance(value, _AS_IT_IS):
+        return value
+    if kind is dict:
+        return {k: _kept(v, depth + 1) for k, v in value.items()}
+    if kind is list:
+        return [_kept(v, depth + 1) for v in value]
+    if kind is tuple:
+        return tuple(_kept(v, depth + 1) for v in value)
+    if kind is types.ModuleType:
+        made = types.ModuleType(value.__name__)
+        made.__dict__.update(value.__dict__)  # (its names' objects: not copied)
+        return made
+    own = getattr(value, "__dict__", None)
+    if kind is types.SimpleNamespace:
+        return types.SimpleNamespace(**{k: _kept(v, depth + 1) for k, v in own.items()})
+    if type(own) is not dict or hasattr(kind, "__slots__") or kind.__module__ == "builtins":
+        return value
+    try:
+        made = object.__new__(kind)  # (no __init__ nor __copy__ of the user's)
+    except TypeError:  # (a subclass of a builtin type: as it is)
+        return value
+    made.__dict__.update({k: _kept(v, depth + 1) for k, v in own.items()})
+    return made
 
 
 def _restore(fn: Callable, taken: list[tuple[str, Any, list | None]]) -> None:
@@ -121,7 +160,7 @@ def module_reads(fun: Any) -> tuple[dict, dict[str, Any]]:
             continue
         seen.add(id(code))
         codes += [c for c in code.co_consts if type(c) is types.CodeType]
-        for name in code.co_names:
+        for name in _global_names(code):
             value = namespace.get(name, _MISSING)
             if value is _MISSING or name in taken:
                 continue
@@ -129,6 +168,20 @@ def module_reads(fun: Any) -> tuple[dict, dict[str, Any]]:
             if type(value) is types.FunctionType and value.__globals__ is namespace:
                 codes.append(value.__code__)
     return namespace, taken
+
+
+def _global_names(code: types.CodeType) -> tuple[str, ...]:
+    """The names ``code`` reads as globals (not an attribute's: ``obj.x`` is no read
+    of a module's ``x``)."""
+    names = _GLOBAL_NAMES.get(code)
+    if names is None:
+        names = _GLOBAL_NAMES[code] = tuple(dict.fromkeys(
+            i.argval for i in dis.get_instructions(code)
+            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")))
+    return names
+
+
+_GLOBAL_NAMES: LRU[types.CodeType, tuple[str, ...]] = LRU(256)
 
 
 def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any) -> None:
