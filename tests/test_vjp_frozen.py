@@ -65,6 +65,8 @@ def test_module_objects_attributes_and_items_rebound_after_vjp():
     np.testing.assert_allclose(y, 12.0 * np.sum(np.sin(w)), rtol=1e-12)
     g, _ = F.objects_rebound(s2s.vjp, w, 1.0)  # (the code read them again: restored)
     np.testing.assert_allclose(g, 12.0 * np.cos(w), rtol=1e-12)
+    g, _ = F.module_attribute_rebound(s2s.vjp, w, 1.0)
+    np.testing.assert_allclose(g, 2.0 * np.cos(w), rtol=1e-12)
 
 
 def test_object_attribute_rebound_after_vjp():
@@ -180,6 +182,8 @@ def test_against_jax(dtype):
     same(F.global_rebound(s2s.vjp, w, one), J.global_rebound(jax.vjp, w, one))
     same(F.aux_global(s2s.vjp, w, dtype(1))[:2], J.aux_global(jax.vjp, w, dtype(1))[:2])
     same(F.objects_rebound(s2s.vjp, w, one), J.objects_rebound(jax.vjp, w, one))
+    same(F.module_attribute_rebound(s2s.vjp, w, one),
+         J.module_attribute_rebound(jax.vjp, w, one))
     same(F.method_rebound(s2s.vjp, w, xs[0], ct), J.method_rebound(jax.vjp, w, xs[0], ct))
     same(F.twice_and_later(s2s.vjp, w, xs[0], xs[1], ct),
          J.twice_and_later(jax.vjp, w, xs[0], xs[1], ct))
@@ -189,3 +193,23 @@ def test_against_jax(dtype):
     same(F.lin_closure(s2s.linearize, w, _trio(xs), v), J.lin_closure(jax.linearize, w, _trio(xs), v))
     same(F.lin_primal(s2s.linearize, w, xs[0], v), J.lin_primal(jax.linearize, w, xs[0], v))
     same(F.lin_method(s2s.linearize, w, xs[0], v), J.lin_method(jax.linearize, w, xs[0], v))
+
+
+def test_linearize_refuses_an_attribute_or_item_changed_after_it():
+    w, _, _ = _data()
+    v = np.ones(3)
+    want = 12.0 * np.sum(np.cos(w))
+    _, f = s2s.linearize(F.read_objects, w)
+    saved = F.CFG.s
+    try:
+        np.testing.assert_allclose(f(v), want, rtol=1e-12)
+        F.CFG.s = 5.0
+        with pytest.raises(TransformError, match="`CFG`"):
+            f(v)
+        F.CFG.s = saved
+        F.TABLE["a"] = 2.5
+        with pytest.raises(TransformError, match="`TABLE`"):
+            f(v)
+    finally:
+        F.CFG.s, F.TABLE["a"] = saved, 2.0
+    np.testing.assert_allclose(f(v), want, rtol=1e-12)

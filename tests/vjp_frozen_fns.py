@@ -5,6 +5,7 @@ transform passed in, so the JAX twin (tests/support.py ``jax_twin``: this source
 ``jax.numpy``) runs the same text under ``jax.vjp`` / ``jax.linearize``."""
 
 import numpy as np
+import vjp_frozen_cfg
 
 import s2s
 
@@ -189,3 +190,17 @@ def objects_rebound(vjp, w, ct):
         return [pb(ct)[0], y]
     finally:
         CFG.s, CFG.inner["k"], TABLE["a"] = saved
+
+
+def read_module_attribute(w):
+    return vjp_frozen_cfg.SCALE * np.sum(np.sin(w))
+
+
+def module_attribute_rebound(vjp, w, ct):
+    saved = vjp_frozen_cfg.SCALE
+    try:
+        y, pb = vjp(read_module_attribute, w)
+        vjp_frozen_cfg.SCALE = 7.0
+        return [pb(ct)[0], y]
+    finally:
+        vjp_frozen_cfg.SCALE = saved

@@ -12,7 +12,7 @@ from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
 from .arguments import zero_d
 from .outputs import owned_by
-from .pullbacks import check_module_reads, frozen_function, module_reads
+from .pullbacks import check_module_reads, frozen_function, kept_contents, module_reads
 from .pushforward import jvp
 from .shapes import eval_shape
 from .transformed import vjp
@@ -36,13 +36,14 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     # (as JAX's, at the point of now: the primals copied, the closure's objects kept,
     # a module name rebound later refused: api/pullbacks.py)
     kept, frozen, reads = _copies(primals), frozen_function(fun), module_reads(fun)
+    contents = kept_contents(reads)
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(kept):
             raise TypeError(f"linearized function takes {len(kept)} tangents, got "
                             f"{len(tangents)}")
         if reads[1]:
-            check_module_reads(reads, fun)
+            check_module_reads(reads, fun, contents)
         return jvp(frozen, kept, tangents)[1]
 
     return out, f_jvp

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dis
 import linecache
+import sys
 import types
 from typing import Any, Callable
 
@@ -184,19 +185,69 @@ def _global_names(code: types.CodeType) -> tuple[str, ...]:
 _GLOBAL_NAMES: LRU[types.CodeType, tuple[str, ...]] = LRU(256)
 
 
-def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any) -> None:
+def _library(value: Any) -> bool:
+    """A module of Python's or of an installed package (``np``: its attributes are
+    not the user's settings; not compared at each call)."""
+    top = value.__name__.partition(".")[0]
+    where = getattr(value, "__file__", None) or ""
+    return top in sys.stdlib_module_names or "site-packages" in where or \
+        "dist-packages" in where or top == "s2s"
+
+
+def _same(kept: Any, now: Any, depth: int = 0) -> bool:
+    """Does ``now`` hold what ``kept`` (its ``_kept`` copy) held?"""
+    if kept is now:
+        return True
+    kind = type(kept)
+    if kind is not type(now) or depth > 3:
+        return False
+    if kind in (int, float, complex, bool, str):  # (a number set again: -0.0 is not 0.0)
+        return kept == now and repr(kept) == repr(now)
+    if kind in _AS_IT_IS:
+        return False
+    if kind is dict:
+        return kept.keys() == now.keys() and all(
+            _same(v, now[k], depth + 1) for k, v in kept.items())
+    if kind in (list, tuple):
+        return len(kept) == len(now) and all(
+            _same(a, b, depth + 1) for a, b in zip(kept, now))
+    if kind is types.ModuleType:  # (a shallow copy)
+        mine, theirs = kept.__dict__, now.__dict__
+        return len(mine) == len(theirs) and all(
+            theirs.get(k, _MISSING) is v for k, v in mine.items())
+    return _same(vars(kept), vars(now), depth)
+
+
+def kept_contents(reads: tuple[dict, dict[str, Any]]) -> dict[str, Any]:
+    """``{name: its _kept copy}`` of the module names read that hold a module of the
+    user's, an object, a dict or a list (their attributes and items are compared at
+    each call of linearize's function: ``check_module_reads``)."""
+    out = {}
+    for name, value in reads[1].items():
+        if type(value) is types.ModuleType and _library(value):
+            continue
+        made = _kept(value)
+        if made is not value:
+            out[name] = made
+    return out
+
+
+def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any,
+                       contents: dict[str, Any] | None = None) -> None:
     """A located error where a module name ``fun`` reads was rebound since
-    ``linearize``: its linear function would compute with the new object (JAX's
-    with the one traced)."""
+    ``linearize``, or an attribute or item of what it holds (``contents``): its linear
+    function would compute with the new object (JAX's with the one traced)."""
     namespace, taken = reads
     for name, value in taken.items():
-        if namespace.get(name, _MISSING) is not value:
+        now = namespace.get(name, _MISSING)
+        if now is not value or contents and name in contents and not _same(
+                contents[name], now):
             code = fun.__code__
             line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
             raise TransformError(
                 f"linearize: the module name `{name}` that `{fun.__name__}` reads was "
-                "rebound after `s2s.linearize` was called; its linear function runs "
-                "the code again and would read the new object", Loc(
-                    code.co_filename, code.co_firstlineno, 1, line),
-                "call `s2s.linearize` again after rebinding it, or pass it as an "
+                "rebound (or an attribute or item of it) after `s2s.linearize` was "
+                "called; its linear function runs the code again and would read the "
+                "new object", Loc(code.co_filename, code.co_firstlineno, 1, line),
+                "call `s2s.linearize` again after changing it, or pass it as an "
                 "argument", fun.__name__)
