@@ -213,3 +213,37 @@ def test_linearize_refuses_an_attribute_or_item_changed_after_it():
     finally:
         F.CFG.s, F.TABLE["a"] = saved, 2.0
     np.testing.assert_allclose(f(v), want, rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_pullbacks_of_one_code_taken_at_different_points_on_threads():
+    """Each pullback sets the code's free names to its own objects: on eight threads
+    at once, each still computes with its own (api/pullbacks.py ``_lock``; without
+    it, a few calls in 1,600 read another's ``x`` here)."""
+    import sys
+    import threading
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=30)
+    xs = [rng.normal(size=(200, 30)) for _ in range(8)]
+    pbs = [s2s.vjp(lambda w: np.sin(x @ w), w)[1] for x in xs]  # (one cell `x`)
+    ct = np.ones(200)
+    bad = []
+
+    def run(i):
+        want = sin_vjp(w, xs[i], ct)
+        for _ in range(200):
+            if not np.allclose(pbs[i](ct)[0], want, rtol=1e-12):
+                bad.append(i)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not bad

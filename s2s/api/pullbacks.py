@@ -21,6 +21,7 @@ from __future__ import annotations
 import dis
 import linecache
 import sys
+import threading
 import types
 from typing import Any, Callable
 
@@ -105,9 +106,26 @@ class Frozen:
     def call(self, cotangent: Any) -> Any:
         """The emitted code run on the kept primals, its free names holding the
         objects they held at ``vjp()`` (set just before the call, as
-        ``read_free_names`` sets the current ones for every other call)."""
-        _restore(self.fn, self.free)
-        return self.fn(*self.primals, *self.rest, cotangent)
+        ``read_free_names`` sets the current ones for every other call; under the
+        code's lock, where it reads any: pullbacks of one function taken at different
+        points, called on two threads, would set each other's)."""
+        if not self.free:
+            return self.fn(*self.primals, *self.rest, cotangent)
+        with _lock(self.fn):
+            _restore(self.fn, self.free)
+            return self.fn(*self.primals, *self.rest, cotangent)
+
+
+def _lock(fn: Callable) -> threading.RLock:
+    """The lock of an emitted function's free names (made on first use)."""
+    found = fn.__dict__.get("__s2s_pullback_lock__")
+    if found is None:
+        with _LOCKS:
+            found = fn.__dict__.setdefault("__s2s_pullback_lock__", threading.RLock())
+    return found
+
+
+_LOCKS = threading.Lock()
 
 
 # ---- linearize's linear function (api/extras.py) ------------------------------------
