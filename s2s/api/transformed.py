@@ -52,6 +52,7 @@ from .hotcode import no_hot
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .outputs import owned_items, owned_module
+from .pullbacks import Frozen
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
@@ -692,6 +693,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         len(t.ir.params) - len(primals))
     _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
+    # (the code, primals and free names' objects of now: api/pullbacks.py)
+    frozen = Frozen(t, kinds, float_args, primals) if float_args else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if plain_out is not out:  # (an output the function built: a NamedTuple)
@@ -700,20 +703,15 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         if type(cotangent) in (float, complex) and isinstance(plain_out, (np.ndarray, np.generic)):
             cotangent = np.asarray(cotangent, plain_out.dtype)  # (as JAX's weak type)
         result: list[Any] = []
-        if float_args:
-            t._refresh()
-            _, fn = t._generate(kinds, float_args, True, nargs=len(primals),
-                                inner_args=primals)
-            read_free_names(fn)
-            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+        if frozen is not None:
             try:
-                grads = fn(*primals, *rest, cotangent)
+                grads = frozen.call(cotangent)
             except (ValueError, IndexError, TypeError) as err:  # (located at your line)
                 reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()
         it = iter(grads)
-        foreign = _foreign((primals, cotangent), fn) if float_args else []
+        foreign = _foreign((frozen.primals, cotangent), frozen.fn) if frozen else []
         for i, p in enumerate(primals):
             if i in float_args:  # (never the caller's array, nor a view of one)
                 result.append(_cast_tree(_copy_shared(next(it), foreign), p))
