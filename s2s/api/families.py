@@ -107,6 +107,7 @@ def family(fun: Any) -> tuple[Callable, threading.RLock, list] | None:
     # (the ids in the key stay ids of those objects: the entry holds them)
     found = (canon, threading.RLock(), [c.cell_contents for c in cells])
     _FAMILIES[key] = found
+    _remember(fun, cells, found, given is None and kw is None)
     return found
 
 
