@@ -3,7 +3,10 @@ probe found refused where JAX runs them."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import scipy.special
 
 # ---- np.arange(..., dtype=...) ---------------------------------------------------------------
 
@@ -95,3 +98,38 @@ def else_raise_user_test(x):
     else:
         raise ValueError("negative")
     return np.sum(y)
+
+
+# ---- `scipy.special.erf` in a callee, `import scipy.special` (the JAX backend) -----------
+
+
+def _normal_cdf(z):
+    return 0.5 * (1 + scipy.special.erf(z / math.sqrt(2)))
+
+
+def black_scholes_lambda(params, K=1.0, r=0.02):
+    S, sigma, T = params[0], params[1], params[2]
+    N = lambda z: 0.5 * (1 + scipy.special.erf(z / math.sqrt(2)))  # noqa: E731
+    d1 = (np.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return S * N(d1) - K * np.exp(-r * T) * _normal_cdf(d2)
+
+
+# ---- sorted() of a module dict constant's items, walked in a zip ---------------------------
+
+WEIGHTS = {"b": 2.0, "a": 0.5, "c": -1.0}
+
+
+def sorted_const_items_zip(x):
+    total = 0.0
+    for (name, w), xi in zip(sorted(WEIGHTS.items()), x):
+        total = total + w * xi ** 2 * len(name)
+    return total + sum(w * xi for w, xi in zip(list(WEIGHTS.values()), x[1:]))
+
+
+# ---- vmap of an `if` joining a name bound None first (a gradient's) ------------------------
+
+
+def box_sdf_inner(p):
+    q = np.abs(p) - np.array([0.5, 0.3])
+    return min(max(q[0], q[1]), 0.0) + 0.1 * np.sum(p ** 2)

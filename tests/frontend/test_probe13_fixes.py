@@ -118,3 +118,50 @@ def test_else_raise_after_a_test_read_twice_is_refused_at_its_line() -> None:
         s2s.grad(F.else_raise_user_test)(X4)
     assert "probe13_fix_fns.py" in str(e.value) and 'raise ValueError("negative")' in \
         str(e.value)
+
+
+@pytest.mark.slow
+def test_scipy_package_attribute_in_callees_on_jax() -> None:
+    """``import scipy.special`` then ``scipy.special.erf(...)`` in a lambda and in a
+    module function called by the function: on the JAX backend the callee read SciPy's
+    erf on a traced value ("a Python conversion ... TracerArrayConversionError");
+    ``scipy`` is read as JAX's there.  Three calls at changing values against central
+    differences, and the NumPy backend's jit."""
+    f = F.black_scholes_lambda
+    for backend in ("jax", "numpy"):
+        jit = s2s.jit(s2s.grad(f), backend=backend)
+        for c in (1.0, 1.1, 0.8):
+            p = np.array([1.1, 0.3, 0.5]) * c
+            np.testing.assert_allclose(jit(p), fd_grad(f, (p,), 1e-6), 1e-6, 1e-8)
+
+
+def test_sorted_items_of_a_module_dict_in_zip() -> None:
+    """``zip(sorted(WEIGHTS.items()), x)`` of a module's dict constant was refused
+    ("sorted() ... would compare its values in Python": keys are unique, so only keys
+    are compared); ``list(WEIGHTS.values())`` too.  Against a Python loop's central
+    differences, with a value changed and a key added between calls (read at each
+    call, as module constants are)."""
+    f = F.sorted_const_items_zip
+    saved = dict(F.WEIGHTS)
+    g = s2s.grad(f)
+    try:
+        for change in ({}, {"a": 10.0}, {"aa": 100.0}):
+            F.WEIGHTS.update(change)
+            np.testing.assert_allclose(g(X4), fd_grad(f, (X4,), 1e-6), 1e-6, 1e-8)
+    finally:
+        F.WEIGHTS.clear()
+        F.WEIGHTS.update(saved)
+
+
+def test_vmap_of_grad_joins_a_path_bound_none() -> None:
+    """vmap of grad of ``min(max(q[0], q[1]), 0.0)``: the gradient binds ``q_bar`` on
+    one path of each ``if`` only (None first, on the other); vmap's ``np.where`` of
+    the value and None gave an object array, or an internal TypeError with
+    ``q = np.abs(p) - c``.  Each example against its own grad and central
+    differences, the result float64."""
+    f = F.box_sdf_inner
+    batch = np.array([[0.3, -0.7], [0.03, -0.07], [-0.1, 0.02], [0.6, 0.1]])
+    got = s2s.vmap(s2s.grad(f))(batch)
+    assert got.dtype == np.float64
+    for row, x in zip(got, batch):
+        np.testing.assert_allclose(row, fd_grad(f, (x,), 1e-7), 1e-6, 1e-8)
