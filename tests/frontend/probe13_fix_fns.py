@@ -133,3 +133,10 @@ def sorted_const_items_zip(x):
 def box_sdf_inner(p):
     q = np.abs(p) - np.array([0.5, 0.3])
     return min(max(q[0], q[1]), 0.0) + 0.1 * np.sum(p ** 2)
+
+
+# ---- |z| of a complex zero: a spectrum's empty bin --------------------------------------
+
+
+def spectrum_magnitudes(x):
+    return np.sum(np.abs(np.fft.rfft(x))[1:] * np.arange(1.0, 4.0))

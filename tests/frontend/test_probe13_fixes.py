@@ -135,6 +135,7 @@ def test_scipy_package_attribute_in_callees_on_jax() -> None:
             np.testing.assert_allclose(jit(p), fd_grad(f, (p,), 1e-6), 1e-6, 1e-8)
 
 
+@pytest.mark.slow
 def test_sorted_items_of_a_module_dict_in_zip() -> None:
     """``zip(sorted(WEIGHTS.items()), x)`` of a module's dict constant was refused
     ("sorted() ... would compare its values in Python": keys are unique, so only keys
@@ -165,3 +166,23 @@ def test_vmap_of_grad_joins_a_path_bound_none() -> None:
     assert got.dtype == np.float64
     for row, x in zip(got, batch):
         np.testing.assert_allclose(row, fd_grad(f, (x,), 1e-7), 1e-6, 1e-8)
+
+
+def test_abs_of_a_complex_zero_has_derivative_zero() -> None:
+    """``np.abs`` of a complex zero (a real signal's empty FFT bin: ones(6)'s bins 1 to
+    3, a symmetric Hann window's Nyquist bin) had derivative 1 there (conj(x)/|x|
+    replaced by 1), JAX's is 0: grad gave [3, -1, 0, -1, 0, -1] where JAX's (and
+    central differences', by symmetry) is 0.  Now 0, as JAX's; a real zero keeps
+    abs'(0) = 1 (JAX's); away from zeros, central differences."""
+    f = F.spectrum_magnitudes
+    np.testing.assert_allclose(s2s.grad(f)(np.ones(6)), np.zeros(6), atol=1e-12)
+    window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(6) / 5)
+    np.testing.assert_allclose(s2s.grad(f)(window), fd_grad(f, (window,), 1e-7), 1e-6,
+                               1e-8)
+    x = np.array([1.0, 2.0, 1.0, 0.5, 0.3, 0.2])
+    np.testing.assert_allclose(s2s.grad(f)(x), fd_grad(f, (x,), 1e-6), 1e-6, 1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([np.ones(6), x]))[0],
+                               np.zeros(6), atol=1e-12)
+    np.testing.assert_allclose(s2s.jvp(f, (np.ones(6),), (np.arange(6.0),))[1], 0.0,
+                               atol=1e-12)
+    assert s2s.grad(lambda v: np.sum(np.abs(v)))(np.zeros(2)).tolist() == [1.0, 1.0]
