@@ -1,6 +1,8 @@
 """What guarding a user's helper function costs a JAX-backend jit (issue 27): a loss
 that calls a module-level ``def logistic`` (whose rebinding the jit must see, so its
-identity is guarded: api/jit_jax_free.py) against the same loss written inline, each
+identity is guarded: api/jit_jax_free.py; its call ``jit_calls.guarded_call``,
+and "free": the same jit made to call the free path's way, ``jit_calls.free_call``,
+as it did before guarded_call) against the same loss written inline, each
 ``s2s.jit(s2s.grad(loss), backend="jax")``, and ``jax.jit(jax.grad(loss))`` of the
 inline loss, in ONE interleaved run (tools/call_timing.rounds: the systems in turn,
 one later each round).  Printed per system: median, quartiles and least of the
@@ -22,6 +24,7 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import s2s  # noqa: E402
+from s2s.api import jit_calls  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from call_timing import paired, rounds, summary  # noqa: E402
@@ -56,7 +59,11 @@ def main() -> None:
             lambda w, x, y: jnp.mean(jnp.log1p(jnp.exp(-(y * (x @ w))))))),
         "s2s inline": s2s.jit(s2s.grad(loss_inline), backend="jax"),
         "s2s helper": s2s.jit(s2s.grad(loss_helper), backend="jax"),
+        "s2s helper, free": s2s.jit(s2s.grad(loss_helper), backend="jax"),
     }
+    systems["s2s helper, free"](*args)  # (the free path's frame, as merge18 called a
+    free = systems["s2s helper, free"]  # jit whose helper is guarded: the before)
+    jit_calls.own_call(free, jit_calls.free_call(free))
     want = np.asarray(systems["jax.jit(jax.grad)"](*args))
     for name, fn in systems.items():
         for _ in range(5):

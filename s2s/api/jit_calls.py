@@ -323,27 +323,30 @@ def guarded_call(self: Jitted) -> Callable:
     again; a free array to pass, a dict, a string in a container) goes the free
     path's way (:func:`free_call`), from now on where it is not a rebinding."""
     free, lanes, same = self._free, {}, operator.is_
-    lane: list = [None, None, None]  # (read, what it gave, the bare function)
-    general = free_call(self)
+    lane: list = [None]  # (read, what it gave, the bare function: one tuple, replaced
+    general = free_call(self)  # whole, so a thread sees one lane's three or none)
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
 
     def _call_guarded(*args: Any, **kwargs: Any) -> Any:
-        read, held, fn = lane
+        now = lane[0]
         try:
-            hit = read is not None and (read() is held if type(read) is not tuple
-                                        else all(map(same, read[0](), held)))
+            hit = now is not None and (now[0]() is now[1] if type(now[0]) is not tuple
+                                       else all(map(same, now[0][0](), now[1])))
         except Exception:  # (a name unbound now: the general way says what it means)
             hit = False
-        if not hit and not _take_lane():
-            own_call(self, general)  # (free arrays passed, a container: from now on)
-            return general(*args, **kwargs)
+        if not hit:
+            now = _take_lane()
+            if now is None:
+                own_call(self, general)  # (free arrays passed, a container, a name
+                return general(*args, **kwargs)  # unbound: from now on)
+        fn = now[2]
         self._calls += 1
         try:
-            return lane[2](*args, **kwargs)
+            return fn(*args, **kwargs)
         except NeedFree as err:  # (another free name met: read it too from now on)
             self._calls -= 1
             take_free(self, err)
-            _drop_entries(lane[2])
+            _drop_entries(fn)
             lane[0] = None
             return _call_guarded(*args, **kwargs)
         except (unkeyed, TypeError) as err:  # (a dict, a string in a container: the
@@ -351,30 +354,30 @@ def guarded_call(self: Jitted) -> Callable:
             if type(err) is not unkeyed and not any(
                     map(nested_str, (*args, *kwargs.values()))):
                 raise
-            _drop_entries(lane[2])
+            _drop_entries(fn)
             own_call(self, general)
             return general(*args, **kwargs)
         except BaseException:
             self._calls -= 1
             raise
 
-    def _take_lane() -> bool:
+    def _take_lane() -> tuple | None:
         """Read the names the general way; where none is passed and each is held by
-        identity, the bare function of their static key is the lane now."""
-        lane[0] = None
+        identity, the lane: the bare function of their static key (None: not so)."""
         values, token = free.inputs()
         fast = free.fast
         if values or fast is None:
-            return False
-        getters = [free.names[k] for k, _ in free.keys[token][1]]
-        if len(getters) == 1:
-            lane[0], lane[1] = getters[0], fast[2][0]
-        else:
-            lane[0], lane[1] = (fast[1],), fast[2]
+            lane[0] = None
+            return None
         if token not in lanes:
             lanes[token] = self._jitted_guarded(token)
-        lane[2] = lanes[token]
-        return True
+        getters = [free.names[k] for k, _ in free.keys[token][1]]
+        if len(getters) == 1:  # (one name: its getter, compared by `is`)
+            now = (getters[0], fast[2][0], lanes[token])
+        else:
+            now = ((fast[1],), fast[2], lanes[token])
+        lane[0] = now
+        return now
 
     return _call_guarded
 
