@@ -109,6 +109,8 @@ def test_a_rebound_helper_at_calls_3_and_10_by_hand():
         np.testing.assert_allclose(got, _by_hand(w, x, y, 3 <= i < 10), rtol=1e-12,
                                    err_msg=f"call {i}")
     assert j._compilations == 2
+    info = j.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (10, 2, 2)
 
 
 @pytest.mark.slow

@@ -322,7 +322,8 @@ def guarded_call(self: Jitted) -> Callable:
     one per static key met).  Anything else (a name rebound: the static key made
     again; a free array to pass, a dict, a string in a container) goes the free
     path's way (:func:`free_call`), from now on where it is not a rebinding."""
-    free, lanes, same = self._free, {}, operator.is_
+    free, same = self._free, operator.is_
+    lanes = free.lanes
     lane: list = [None]  # (read, what it gave, the bare function: one tuple, replaced
     general = free_call(self)  # whole, so a thread sees one lane's three or none)
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
