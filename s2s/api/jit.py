@@ -580,7 +580,8 @@ class Jitted(NotebookDisplay):
         if self._counted_bare is not None:
             size += self._jitted_bare._cache_size()
         if self._jitted is not None and self._free is not None:  # (api/jit_jax_free.py)
-            size += self._jitted_free._cache_size()
+            size += self._jitted_free._cache_size() + sum(
+                f._cache_size() for f in self._free.lanes.values())  # (guarded_call's)
         misses = self._compilations
         return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 

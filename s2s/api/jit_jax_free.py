@@ -259,6 +259,8 @@ class FreeInputs:
         self.tokens: dict = {}  # (a static key -> the number JAX's dispatch is given)
         self.keys: list = []  # (and back: the number -> the static key)
         self.fast: Any = None  # (the fast lane: _fast_lane)
+        self.lanes: dict = {}  # (a static key's number -> its bare jitted function:
+        # jit_calls.guarded_call)
 
     def add(self, err: NeedFree) -> None:
         self._last = self._token = self.fast = None
