@@ -210,6 +210,12 @@ class SingularMatrixError(TransformError, np.linalg.LinAlgError):
     where JAX's gives the adjugate), located at your line; a LinAlgError still."""
 
 
+class CastError(TransformError, TypeError):
+    """NumPy's TypeError for a cast its rule forbids (``np.bincount`` of float labels:
+    "Cannot cast array data from dtype('float64') to dtype('int64')") from the code
+    made from your line, located at your line; a TypeError still, as NumPy raises."""
+
+
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""

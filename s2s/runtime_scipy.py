@@ -181,6 +181,21 @@ def special_erfcinv(x):
     return -special.ndtri(0.5 * x) / np.sqrt(2.0)
 
 
+def special_ndtr(x):
+    """``scipy.special.ndtr``: the standard normal's cdf."""
+    from scipy import special
+
+    return special.ndtr(x)
+
+
+def special_log_ndtr(x):
+    """``scipy.special.log_ndtr``: the log of the standard normal's cdf (accurate in
+    the lower tail)."""
+    from scipy import special
+
+    return special.log_ndtr(x)
+
+
 def special_i0(x):
     """``scipy.special.i0``."""
     from scipy import special
@@ -210,33 +225,13 @@ def special_i1e(x):
 
 
 __all__ = [
-    "special_erf",
-    "special_erfc",
-    "special_erfinv",
-    "special_gammaln",
-    "special_digamma",
-    "special_polygamma",
-    "special_expit",
-    "special_logit",
-    "special_xlogy",
-    "special_xlog1py",
-    "special_logsumexp",
-    "special_logsumexp_sign",
-    "special_softmax",
-    "special_log_softmax",
-    "special_gamma",
-    "special_rgamma",
-    "special_gammasgn",
-    "special_multigammaln",
-    "special_beta",
-    "special_betaln",
-    "special_gammainc",
-    "special_gammaincc",
-    "special_erfcinv",
-    "special_i0",
-    "special_i1",
-    "special_i0e",
-    "special_i1e",
+    "special_erf", "special_erfc", "special_erfinv", "special_gammaln",
+    "special_digamma", "special_polygamma", "special_expit", "special_logit",
+    "special_xlogy", "special_xlog1py", "special_logsumexp", "special_logsumexp_sign",
+    "special_softmax", "special_log_softmax", "special_gamma", "special_rgamma",
+    "special_gammasgn", "special_multigammaln", "special_beta", "special_betaln",
+    "special_gammainc", "special_gammaincc", "special_erfcinv", "special_ndtr",
+    "special_log_ndtr", "special_i0", "special_i1", "special_i0e", "special_i1e",
 ]
 
 

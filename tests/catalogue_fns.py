@@ -278,9 +278,15 @@ def aliased_iadd(x):
     return np.sum(v * x)
 
 
-class PlainConfig:  # (not a pytree: a SimpleNamespace's fields are read since probe 12)
+class PlainConfig:  # (not a pytree, nor a plain data object: its `scale` is a property;
+    # a data-only object's attributes are read since objects18, a SimpleNamespace's since
+    # probe 12)
     def __init__(self, scale):
-        self.scale = scale
+        self._scale = scale
+
+    @property
+    def scale(self):
+        return self._scale
 
 
 def reads_object_attribute(x, cfg):

@@ -195,6 +195,16 @@ CATALOGUE: list[Kind] = [
          "call (`p[\"b\"]` of `{\"a\": x}`, `params[name]` of a string `name`): Python's "
          "KeyError, at your line", _grad_call(E.reads_a_missing_key, {"a": X}),
          s2s.errors.MissingKeyError, ("the dict has no key 'b'",), E.reads_a_missing_key),
+    Kind("list-operator", SYNTAX, "Python's operator on a tuple or list argument (`xs / "
+         "2.0`, `1.0 - xs`, `-xs`; NumPy's `np.divide(xs, 2.0)` converts it): Python's "
+         "TypeError, at your line", _grad_call(E.divides_a_list, [X, 2 * X]),
+         s2s.TransformError, ("unsupported operand type(s) for /: 'list' and 'float'",),
+         E.divides_a_list),
+    Kind("float-labels", SYNTAX, "`np.bincount` of float labels: NumPy's TypeError from "
+         "the code made from your line, at your line",
+         _grad_call(E.counts_float_labels, X, np.array([0.0, 1.0, 1.0])),
+         s2s.errors.CastError, ("Cannot cast array data", "np.bincount"),
+         E.counts_float_labels),
     Kind("walrus", SYNTAX, "`(z := ...)`", _grad(E.uses_walrus), Syntax, (":=",),
          E.uses_walrus),
     Kind("fstring", SYNTAX, "f-string formatting arrays", _grad(C.uses_fstring_of_array),

@@ -338,3 +338,11 @@ def uses_float_slice_bound(x, k):
 
 def reads_a_missing_key(p):
     return np.sum(p["a"] * p["b"])  # ERR: p["b"]
+
+
+def divides_a_list(xs):
+    return np.sum(xs / 2.0)  # ERR: xs / 2.0
+
+
+def counts_float_labels(x, labels):
+    return np.sum(np.bincount(labels, weights=x) ** 2)  # ERR: np.bincount

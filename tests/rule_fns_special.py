@@ -93,6 +93,10 @@ def f_erfcinv(x):
     return np.sum(erfcinv(x) * W23)
 
 
+def f_ndtr_log_ndtr(x):
+    return np.sum((sp.ndtr(x) + sp.log_ndtr(3.0 * x) * x) * W23)
+
+
 def f_bessel(x):
     return np.sum((sp.i0(x) + sp.i1(x) ** 2 + sp.i0e(x) * x + sp.i1e(x)) * W23)
 

@@ -35,7 +35,7 @@ else:
         "expit": normal, "logit": uniform(0.05, 0.95),
         "gamma": uniform(0.2, 5.0), "rgamma": uniform(0.2, 5.0),
         "erfcinv": uniform(0.1, 1.9), "i0": normal, "i1": normal, "i0e": normal,
-        "i1e": normal,
+        "i1e": normal, "ndtr": normal, "log_ndtr": normal,
     }
     # jax.scipy.special has no rgamma or erfcinv: JAX's twins spelled with what it has
     JAX = {"rgamma": lambda x: 1 / jss.gamma(x),
@@ -102,6 +102,9 @@ else:
             row("i1e", "at_zero", (const(A([0.0, 0.5, -1.0])),)),
             row("i0e", "at_zero", (const(A([0.0, 0.5, -1.0])),)),
             row("i0", "large", (uniform(20.0, 40.0)(3),)),
+            # far in both tails: d/dx about -x below, about 0 above (no overflow)
+            row("log_ndtr", "tails", (const(A([-40.0, -8.0, 8.0, 30.0])),)),
+            row("ndtr", "tails", (const(A([-40.0, -8.0, 8.0, 30.0])),)),
             row("i0e", "large", (uniform(-400.0, 400.0)(2, 3),)),
             row("i1e", "large", (uniform(-400.0, 400.0)(2, 3),)),
         ]
@@ -165,6 +168,7 @@ else:
         E2ECase(F.f_gammainc_gammaincc, (special("gammainc"), special("gammaincc")),
                 (uniform(0.2, 5.0)(2, 3),)),
         E2ECase(F.f_erfcinv, (special("erfcinv"),), (uniform(0.1, 1.9)(2, 3),)),
+        E2ECase(F.f_ndtr_log_ndtr, (special("ndtr"), special("log_ndtr"))),
         E2ECase(F.f_bessel, (special("i0"), special("i1"), special("i0e"), special("i1e"))),
         E2ECase(F.f_logsumexp, (special("logsumexp"),)),
         E2ECase(F.f_logsumexp_b, (special("logsumexp"),),

@@ -295,7 +295,7 @@ def _reachable(values: Any) -> list[np.ndarray]:
     return _Unbounded(walk.out) if walk.over else walk.out
 
 
-_SKIPPED_MODULES = ("numpy", "scipy", "jax", "s2s", "builtins", "math", "functools",
+_SKIPPED_MODULES = ("numpy", "scipy", "jax", "jaxlib", "s2s", "builtins", "math", "functools",
                     "operator", "itertools", "typing", "collections")
 
 

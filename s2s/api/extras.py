@@ -12,6 +12,7 @@ from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
 from .arguments import zero_d
 from .outputs import owned_by
+from .pullbacks import check_module_reads, frozen_function, kept_contents, module_reads
 from .pushforward import jvp
 from .shapes import eval_shape
 from .transformed import vjp
@@ -32,12 +33,18 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     # (on copies of the caller's arrays, as every transform runs the user's code; a
     # module array it returns copied: api/outputs.py; a NumPy scalar a 0-d array)
     out = zero_d(owned_by(fun(*_copies(primals)), fun))
+    # (as JAX's, at the point of now: the primals copied, the closure's objects kept,
+    # a module name rebound later refused: api/pullbacks.py)
+    kept, frozen, reads = _copies(primals), frozen_function(fun), module_reads(fun)
+    contents = kept_contents(reads)
 
     def f_jvp(*tangents: Any) -> Any:
-        if len(tangents) != len(primals):
-            raise TypeError(f"linearized function takes {len(primals)} tangents, got "
+        if len(tangents) != len(kept):
+            raise TypeError(f"linearized function takes {len(kept)} tangents, got "
                             f"{len(tangents)}")
-        return jvp(fun, primals, tangents)[1]
+        if reads[1]:
+            check_module_reads(reads, fun, contents)
+        return jvp(frozen, kept, tangents)[1]
 
     return out, f_jvp
 

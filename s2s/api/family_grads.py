@@ -115,22 +115,15 @@ class Member(Transformed):
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """``s2s.vjp`` (api/transformed.py): of a function made again, its family's
-    canonical function's, the forward call and each ``vjp_fn`` call run with the
-    member's cell contents (the vjp of each new lambda emitted its code again)."""
+    canonical function's, the forward call run with the member's cell contents (the
+    vjp of each new lambda emitted its code again)."""
     refuse_value_methods(fun, primals)  # (`p.get(k)` of p's class's own `get`)
     found = families.family(fun) if type(fun) is types.FunctionType else None
     if found is None:
         return transformed.vjp(fun, *primals, has_aux=has_aux)
-    out = families.run_as(found, fun, lambda canon: transformed.vjp(
+    # (its vjp_fn runs the code, primals and free names' objects taken at this call,
+    # the member's cell contents among them: api/pullbacks.py)
+    return families.run_as(found, fun, lambda canon: transformed.vjp(
         canon, *primals, has_aux=has_aux))
-    shared_fn = out[1]
-
-    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        return families.run_as(found, fun, lambda canon: shared_fn(cotangent))
-
-    vjp_fn.__name__ = shared_fn.__name__
-    vjp_fn.transformed = shared_fn.transformed  # type: ignore[attr-defined]
-    return (out[0], vjp_fn, *out[2:])
-
 
 transformed.FAMILY_MEMBER = member

@@ -162,7 +162,7 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
         if not kwargs:
             try:
                 out = last[0](args)
-            except (ValueError, IndexError) as err:
+            except (ValueError, IndexError, TypeError) as err:
                 reraise_located(err, *located)
             if out is not MISS:
                 return out
@@ -172,7 +172,7 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
                     if trees:  # pytrees (api/treecalls.py)
                         try:
                             out = fun._tree_call(args, trees)
-                        except (ValueError, IndexError) as err:
+                        except (ValueError, IndexError, TypeError) as err:
                             reraise_located(err, *located)
                         if out is not MISS:
                             return out
@@ -190,7 +190,7 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
                         read_free_names(fn)
                     try:
                         result = fn(*args)
-                    except (ValueError, IndexError) as err:
+                    except (ValueError, IndexError, TypeError) as err:
                         reraise_located(err, *located)
                     i = plan[5]
                     if i is not None:

@@ -243,7 +243,7 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     if located is None:
         w.lines.append(f"    {call}")
     else:
-        w.lines += ["    try:", f"        {call}", "    except (ValueError, IndexError) as err:",
+        w.lines += ["    try:", f"        {call}", "    except (ValueError, IndexError, TypeError) as err:",
                     "        located(err)"]
     if primal is not None:
         w.as_it_is(args[primal])

@@ -283,7 +283,7 @@ class JacFwd(_JacobianCode):
         try:
             result = v(*args, *tangents, *kw.values()) if n else _no_directions(
                 functools.partial(self.fun, **_copies(kw)) if kw else self.fun, args, self.has_aux)
-        except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+        except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             err = refusal_at_user_line(err, t.ir)
@@ -459,7 +459,7 @@ class JacRev(_JacobianCode):
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
             out = self.fun(*_copies(args), **_copies(kw))  # (never on the caller's arrays)
-        except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+        except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
             reraise_located(err, None, _base_name(self.fun))
         aux = None
         if self.has_aux:
@@ -499,7 +499,7 @@ class JacRev(_JacobianCode):
                     (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))
                     for x in _leaves(args[i])]) for i in argnums)
                 rows = rows if self.tuple_out else rows[0]
-        except (ValueError, IndexError) as err:  # (a singular matrix: at your line)
+        except (ValueError, IndexError, TypeError) as err:  # (a singular matrix: at your line)
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted VJP: your line)
             raise refusal_at_user_line(err, t.ir) from None
@@ -591,7 +591,7 @@ class _Hessian(JacFwd):
             try:
                 return run_silenced(functools.partial(user_fn, **_copies(kw)) if kw else user_fn,
                                     *_copies(args))  # (the Hessian's run prints)
-            except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+            except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))
 
         general = self.general_for(args, run)

@@ -336,7 +336,7 @@ class Jitted(NotebookDisplay):
         name = getattr(getattr(self.fun, "fn", None), "__name__", "f")
         try:
             made = self.fun.plan(args, kwargs, paths)  # type: ignore[union-attr]
-        except (ValueError, IndexError) as err:  # (the rank probe's: at your line)
+        except (ValueError, IndexError, TypeError) as err:  # (the rank probe's: at your line)
             reraise_located(err, getattr(self.fun, "ir", None), name)
         variants = self._examples.setdefault(self._example_key(args, kwargs), [])
         self._add_variant(variants, made, paths, name)
@@ -496,7 +496,7 @@ class Jitted(NotebookDisplay):
             elif fun._tree_plans:  # (the plan kept for jit_call)
                 try:
                     out = fun._tree_call(args, None, self._token, self._tree_plans_run)
-                except (ValueError, IndexError) as err:
+                except (ValueError, IndexError, TypeError) as err:
                     reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
                 if out is not MISS:
                     self._calls += 1
@@ -508,7 +508,7 @@ class Jitted(NotebookDisplay):
                     self._calls += 1
                     try:
                         out = fun._run_entry(hit, args)
-                    except (ValueError, IndexError) as err:
+                    except (ValueError, IndexError, TypeError) as err:
                         reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
                     if fun._plans_trees:  # (pytrees: api/treecalls.py)
                         fun._plan_tree(args)
@@ -580,7 +580,8 @@ class Jitted(NotebookDisplay):
         if self._counted_bare is not None:
             size += self._jitted_bare._cache_size()
         if self._jitted is not None and self._free is not None:  # (api/jit_jax_free.py)
-            size += self._jitted_free._cache_size()
+            size += self._jitted_free._cache_size() + sum(
+                f._cache_size() for f in self._free.lanes.values())  # (guarded_call's)
         misses = self._compilations
         return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
@@ -68,7 +69,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     self._flat_keyed = True  # (every trace's result so far one Keyed of leaves)
 
     def trace(args: tuple, kwargs: dict, bare: bool, free: tuple = (),
-              token: tuple = ((), ())) -> Any:
+              token: Any = ((), ())) -> Any:
         if jax_order.unkeyed_dict(args, kwargs, self.static_argnums, self.static_argnames):
             # (bare: a dict; keyed: a dict inside a dict given as a Keyed of its values
             # unlooked at, by keyed_call's shallow form, which then stops: its caller's
@@ -81,6 +82,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
         limit = jax_control.unroll_limit.set(
             jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
         memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        if type(token) is int:  # (the free path's static key, by its number)
+            token = self._free.keys[token]
         reads = jit_jax_free.Reads(dict(zip(token[0], free)), frozenset(
             k for k, _ in token[1]))  # (the free names given: api/jit_jax_free.py)
         reading = jit_jax_free.READS.set(reads)
@@ -88,6 +91,8 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             out = jit_jax.call(self.backend, self.fun, args, kwargs,
                                self._examples, self._example_key(args, kwargs), texts,
                                self._unchecked)
+            jit_jax.jit_jax_reads.read_ir_names(getattr(self.fun, "ir", None))  # (the
+            # transform's free names: a callee it inlined is not read by its code)
         finally:
             jit_jax_free.READS.reset(reading)
             jax_numpy.transposes.reset(memo)
@@ -117,7 +122,7 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     def traced_bare(*args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, True)
 
-    def traced_free(free: tuple, token: tuple, *args: Any, **kwargs: Any) -> Any:
+    def traced_free(free: tuple, token: int, *args: Any, **kwargs: Any) -> Any:
         return trace(args, kwargs, False, free, token)
 
     for fn in (traced, traced_bare, traced_free):
@@ -131,6 +136,17 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             parameters=[*first, *sig.parameters.values()])
     statics = dict(static_argnums=self.static_argnums or None,
                    static_argnames=self.static_argnames or None)
+
+    def guarded(token: int) -> Any:  # (a bare function of one static key: guarded_call)
+        def traced_guarded(*args: Any, **kwargs: Any) -> Any:
+            return trace(args, kwargs, True, (), token)
+
+        traced_guarded.__name__ = self.__name__
+        if sig is not None:
+            traced_guarded.__signature__ = sig  # type: ignore[attr-defined]
+        return jax.jit(traced_guarded, **statics)
+
+    self._jitted_guarded = guarded
     self._jitted_free = jax.jit(traced_free, static_argnums=(1, *(
         n + 2 if n >= 0 else n for n in self.static_argnums)),
         static_argnames=self.static_argnames or None)
@@ -163,8 +179,13 @@ def direct_calls(self: Jitted) -> None:
             return bare(*args, **kwargs)
         except unkeyed:
             pass
-        except need_free as err:  # (free arrays to pass: the Python path from now on)
-            return free_from_now_on(self, err, self._jitted_bare)(*args, **kwargs)
+        except need_free as err:  # (free names to read: guarded, or the free path)
+            self._calls -= 1
+            _drop_entries(self._jitted_bare)
+            take_free(self, err)
+            call = guarded_call(self)
+            own_call(self, call)
+            return call(*args, **kwargs)
         except TypeError:  # (JAX's, at a string in a dict, tuple or list: keyed, static)
             if not any(map(nested_str, (*args, *kwargs.values()))):
                 raise
@@ -291,6 +312,77 @@ def vmapped_calls(self: Jitted) -> None:
     own_call(self, _call_vmapped_bare)
 
 
+def guarded_call(self: Jitted) -> Callable:
+    """A bare jit whose code reads free names that are all guarded, none passed (a
+    helper function ``logistic`` the loss calls, guarded by identity; a number): a call
+    reads them in C (one getter, or one ``itemgetter`` of a module's names), compares
+    them by identity with what they held when the static key was made (as
+    ``FreeInputs._fast_lane`` does), and runs a bare jitted function of that one static
+    key (``jitted_functions``' ``guarded``: no static number, no free tuple to flatten;
+    one per static key met).  Anything else (a name rebound: the static key made
+    again; a free array to pass, a dict, a string in a container) goes the free
+    path's way (:func:`free_call`), from now on where it is not a rebinding."""
+    free, same = self._free, operator.is_
+    lanes = free.lanes
+    lane: list = [None]  # (read, what it gave, the bare function: one tuple, replaced
+    general = free_call(self)  # whole, so a thread sees one lane's three or none)
+    unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
+
+    def _call_guarded(*args: Any, **kwargs: Any) -> Any:
+        now = lane[0]
+        try:
+            hit = now is not None and (now[0]() is now[1] if type(now[0]) is not tuple
+                                       else all(map(same, now[0][0](), now[1])))
+        except Exception:  # (a name unbound now: the general way says what it means)
+            hit = False
+        if not hit:
+            now = _take_lane()
+            if now is None:
+                own_call(self, general)  # (free arrays passed, a container, a name
+                return general(*args, **kwargs)  # unbound: from now on)
+        fn = now[2]
+        self._calls += 1
+        try:
+            return fn(*args, **kwargs)
+        except NeedFree as err:  # (another free name met: read it too from now on)
+            self._calls -= 1
+            take_free(self, err)
+            _drop_entries(fn)
+            lane[0] = None
+            return _call_guarded(*args, **kwargs)
+        except (unkeyed, TypeError) as err:  # (a dict, a string in a container: the
+            self._calls -= 1  # free path's way from now on)
+            if type(err) is not unkeyed and not any(
+                    map(nested_str, (*args, *kwargs.values()))):
+                raise
+            _drop_entries(fn)
+            own_call(self, general)
+            return general(*args, **kwargs)
+        except BaseException:
+            self._calls -= 1
+            raise
+
+    def _take_lane() -> tuple | None:
+        """Read the names the general way; where none is passed and each is held by
+        identity, the lane: the bare function of their static key (None: not so)."""
+        values, token = free.inputs()
+        fast = free.fast
+        if values or fast is None:
+            lane[0] = None
+            return None
+        if token not in lanes:
+            lanes[token] = self._jitted_guarded(token)
+        getters = [free.names[k] for k, _ in free.keys[token][1]]
+        if len(getters) == 1:  # (one name: its getter, compared by `is`)
+            now = (getters[0], fast[2][0], lanes[token])
+        else:
+            now = ((fast[1],), fast[2], lanes[token])
+        lane[0] = now
+        return now
+
+    return _call_guarded
+
+
 def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
     """The Python path (``Jitted._call_python``, which reads the free names and passes
     them: api/jit_jax_free.py) as the jit's call, after a trace met free arrays or
@@ -312,6 +404,7 @@ def free_call(self: Jitted) -> Callable:
     free, jitted, slow = self._free, self._jitted_free, self._call_python
     leaf, need = self._order.LEAF_TYPES, self._need_example
     nums = self.static_argnums
+    same = operator.is_
 
     def _call_free(*args: Any, **kwargs: Any) -> Any:
         if kwargs or nums or self._dict_out:
@@ -319,7 +412,14 @@ def free_call(self: Jitted) -> Callable:
         for a in args:
             if type(a) not in leaf:
                 return slow(*args)
-        values, token = free.inputs()
+        fast = free.fast  # (the names read in C while they hold what they held:
+        try:  # jit_jax_free.FreeInputs._fast_lane)
+            if fast is not None and (fast[1] is None or all(map(same, fast[1](), fast[2]))):
+                values, token = tuple(fast[0]()), fast[3]
+            else:
+                values, token = free.inputs()
+        except Exception:  # (a name unbound now: the general way says what it means)
+            values, token = free.inputs()
         self._calls += 1
         try:
             return jitted(values, token, *args)

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
+from ..backends import jax_numpy, jax_runtime_ode
 from ..backends.base import TracedValueError
 from ..backends.jax_backend import (
     SITE_DIRS,
@@ -57,6 +57,7 @@ from .jacobians import (
 from .jit_jax_located import _at_user_line, _in_translated, _run
 from .jit_jax_objects import (
     _LIBRARIES,
+    _followed,
     _KeptVmapOnJax,
     _meta,
     _ModuleOnJax,
@@ -72,6 +73,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
+from .jit_jax_scipy import scipy_linalg_on_jax, scipy_on_jax
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
@@ -104,7 +106,6 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
         jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
     if jfn.__kwdefaults__:
         jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
-
 
 
 def translate(backend: JaxBackend, value: Any) -> Any:
@@ -288,8 +289,8 @@ class Translator:
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
-        if _user_object(value):  # (a callable object: its __call__ on JAX)
-            return self._object(value)
+        if _user_object(value) or _followed(value):  # (a callable object: its __call__
+            return _ObjectOnJax(value, self)  # on JAX; a free name's: its attributes too)
         if _user_class(value):  # (`Model(x)` in a function jit runs: methods on JAX)
             return self._class(value)
         if _holds_functions(value):  # (`ACTIVATIONS["relu"](x)` in emitted code)
@@ -365,7 +366,9 @@ class Translator:
         if name == "s2s":
             return S2SOnJax(self.backend, module)
         if name == "scipy.linalg":
-            return _scipy_linalg_on_jax()
+            return scipy_linalg_on_jax()
+        if name == "scipy":  # (`import scipy.special`, then `scipy.special.erf(x)`)
+            return scipy_on_jax(module, self._module)
         filename = getattr(module, "__file__", None) or ""
         if name.split(".")[0] in _LIBRARIES or not filename or filename.startswith(
                 SITE_DIRS):
@@ -384,7 +387,7 @@ class Translator:
 
             return getattr(jax.scipy.special, name, fn)
         if module.startswith("scipy.linalg"):
-            return getattr(_scipy_linalg_on_jax(), name, fn)
+            return getattr(scipy_linalg_on_jax(), name, fn)
         if module.startswith("scipy.integrate") and name in ("odeint", "solve_ivp"):
             return getattr(jax_runtime_ode, f"scipy_{name}")  # (JAX's odeint)
         if module.startswith("numpy"):
@@ -481,17 +484,6 @@ def _holds_functions(value: Any) -> bool:
     items = value.values() if isinstance(value, dict) else value
     return any(_holds_functions(v) or (callable(v) and not isinstance(v, type))
                for v in items)
-
-
-def _scipy_linalg_on_jax() -> types.ModuleType:
-    """``scipy.linalg`` as code on JAX reads it: ``jax.scipy.linalg``, with ``sqrtm``
-    giving SciPy's dtype (``jax_runtime_scipy.linalg_sqrtm``); what JAX lacks stays
-    SciPy's."""
-    import jax.scipy.linalg
-
-    module = types.ModuleType("scipy.linalg")
-    module.__dict__.update(vars(jax.scipy.linalg), sqrtm=jax_runtime_scipy.linalg_sqrtm)
-    return module
 
 
 def _global_names(code: types.CodeType) -> set[str]:

@@ -28,6 +28,13 @@ def _user_object(value: Any) -> bool:
         (type(value).__module__ or "").split(".")[0] not in _LIBRARIES)
 
 
+def _followed(value: Any) -> bool:
+    """An object of a user's class a free name holds (its attributes the code reads
+    are read at every call: api/jit_jax_free.py)."""
+    return jit_jax_free.followed(value) and (
+        type(value).__module__ or "").split(".")[0] not in _LIBRARIES
+
+
 class _ObjectOnJax:
     """A user's object as code on JAX reads it (``self.w``, ``self.other(x)``, ``obj(x)``):
     attributes read from the object at each access, methods translated."""
@@ -37,7 +44,12 @@ class _ObjectOnJax:
         object.__setattr__(self, "_translator", translator)
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._obj, name)
+        obj = self._obj
+        value = getattr(obj, name)
+        if jit_jax_free.followed(obj) and not (callable(value) and name not in getattr(
+                obj, "__dict__", ())):  # (an object a free name holds: `cfg.W` passed,
+            value = jit_jax_free.read(  # `cfg.scale` guarded, at every call; not a method)
+                *jit_jax_free.attribute_key(obj, name), value)
         if (callable(value) and not isinstance(value, type)) or type(value) in (
                 tuple, list, dict):  # (`self.act`, `self.layers`: their functions on JAX)
             return self._translator(value)

@@ -10,8 +10,10 @@ from typing import Any, Callable
 
 from ..frontend.resolve import UPSTREAM, FreeVar
 from ..frontend.static import ReadVar, StaticVar
+from . import jit_jax_free
 
-__all__ = ["READ_VARS", "var_key", "var_getter", "module_getter", "cell_getter"]
+__all__ = ["READ_VARS", "var_key", "var_getter", "module_getter", "cell_getter",
+           "read_ir_names"]
 
 READ_VARS = (FreeVar, ReadVar, StaticVar)  # (free names a call reads: jit_jax_free)
 
@@ -47,3 +49,17 @@ def cell_getter(cell: Any) -> Callable[[], Any]:
 
 
 _CELL_CONTENTS = operator.attrgetter("cell_contents")
+
+
+def read_ir_names(ir: Any) -> None:
+    """The free names of a transform's IR, read as the trace's free values
+    (jit_jax_free.read): the emitted code does not read a callee it inlined
+    (``ACT(x)`` of a module name ``ACT``), whose rebinding makes the NumPy backend
+    normalize again; guarded by identity, the jit traces again too."""
+    for var in getattr(ir, "free", {}).values():
+        if type(var) in READ_VARS:
+            try:
+                value = var.read()
+            except (NameError, KeyError, ValueError, AttributeError):
+                continue
+            jit_jax_free.read(var_key(var), var_getter(var), value)

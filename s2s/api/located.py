@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import syntax
 from ..errors import (
+    CastError,
     EmptyStackError,
     ListIndexError,
     Loc,
@@ -44,7 +45,7 @@ class LocatedCalls:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self._outputs(self._call(*args, **kwargs))
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, getattr(self, "ir", None), getattr(self.fn, "__name__", "f"))
 
     def _outputs(self, result: Any) -> Any:
@@ -68,7 +69,7 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
     lines = linecache.getlines(str(loc.file))
     header = _TEST.match(lines[loc.line - 1].strip()) if 0 < loc.line <= len(lines) else None
     at = _test_loc(ir, header.group(3), set()) if header is not None else None
-    if at is not None:  # an emitted `if t:`/`while t:`: the user's, by its test's name
+    if at is not None and not str(at.file).startswith("<s2s:"):  # an emitted `if t:`:
         err.loc, err.func = at, None
         return err.with_func(ir.name)
     found = _statement_at(lines, loc.line, ir)
@@ -252,6 +253,10 @@ def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
     match = _IF_OR_BINDS.match(line)
     if id(fn) in seen or getattr(fn, "body", None) is None:
         return None
+    user = getattr(fn, "user_ir", None)  # (an inner transform's code: the user's first)
+    found = _bound_in(user, line, seen) if user is not None else None
+    if found is not None:
+        return found
     if match is None:
         return _kept_in(fn, line.strip(), seen)
     seen.add(id(fn))
@@ -294,13 +299,15 @@ def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:
             return fn.name, at
     for s in walk(fn.body):
         if isinstance(s, Let) and s.prim == "call":
-            found = _quoted_in(s.params.get("callee"), quoted, seen)
-            if found is not None:
-                return found
+            callee = s.params.get("callee")  # (an inner transform's code: the user's)
+            for inner in (callee, getattr(callee, "user_ir", None)):
+                found = _quoted_in(inner, quoted, seen)
+                if found is not None:
+                    return found
     return None
 
 
-def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
+def reraise_located(err: ValueError | IndexError | TypeError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error) or a list's index out of range (see index_error), else
     ``err`` itself."""
@@ -313,7 +320,7 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
         located = _located(inner, ir)
         if located is None:
             raise err
-        raise located.with_func(func) from inner
+        raise refusal_at_user_line(located, ir).with_func(func) from inner
     located = _located(err, ir)
     if located is None:
         loc = _note_user_line(err, ir, func)
@@ -321,6 +328,12 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
         if loc is None and singular and not isinstance(err, SingularMatrixError) and \
                 _emitted_line(err) is not None:
             loc = _linalg_loc(ir)  # (code made from code s2s made: hessian's, jacfwd's)
+        if loc is not None and isinstance(err, TypeError) and "Cannot cast" in str(err):
+            raise CastError(
+                f"NumPy's TypeError ({err}) from the code made from this line: an "
+                "integer argument (`np.bincount`'s labels, an index) holds floats",
+                loc, "pass integers (`labels.astype(int)`, `np.round(v).astype(int)`)",
+                func) from err
         if loc is not None and singular:
             singular = SingularMatrixError(
                 f"NumPy's LinAlgError ({err}) from the code made from this line: its "
@@ -331,7 +344,7 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
                 singular.add_note(note)
             raise singular from err
         raise err
-    raise located.with_func(func) from err
+    raise refusal_at_user_line(located, ir).with_func(func) from err  # (inner's code)
 
 
 _NOTE = "s2s: raised by the code made from"
@@ -560,8 +573,9 @@ def _test_loc(fn: Any, name: str, seen: set[int]) -> Any:
     seen.add(id(fn))
     for s in walk(fn.body):
         if isinstance(s, (If, For)) and getattr(s, "test", None) == Var(name):
-            return s.loc
-    for s in walk(fn.body):
+            user = getattr(fn, "user_ir", None)  # (an inner transform's code: the
+            return _test_loc(user, name, seen) or s.loc if user is not None else s.loc
+    for s in walk(fn.body):  # user's `if`, whose test names the emitted code keeps)
         if isinstance(s, Let) and s.prim == "call":
             found = _test_loc(s.params.get("callee"), name, seen)
             if found is not None:

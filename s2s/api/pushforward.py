@@ -25,6 +25,7 @@ from .arguments import (
     check_array_types,
     zero_d,
 )
+from .family_grads import Member
 from .hotcode import MISS, hot_function
 from .located import reraise_located
 from .methods import check_self_methods, for_class
@@ -164,6 +165,17 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if found is not None:
             return families.run_as(found, fun, lambda canon: jvp(
                 canon, primals, tangents, has_aux))
+    elif type(fun) is Member and "_member" in fun.__dict__:
+        # grad of a lambda made again (``s2s.jvp(s2s.grad(lambda w: f(w, x)), ...)``):
+        # the jvp of its family's shared grad, with the lambda's cell contents (the
+        # member made its own transform: emitted and specialized at every call)
+        lam, found, shared, _ = fun.__dict__["_member"]
+        try:
+            families.RAN_AS[fun] = shared  # (s2s.source(g, "jvp"): the shared grad's)
+        except TypeError:  # pragma: no cover (a Member is weak-referenceable)
+            pass
+        return families.run_as(found, lam, lambda canon: jvp(
+            shared, primals, tangents, has_aux))
     done = _without_zeros(fun, primals, tangents, has_aux)
     if done is not None:
         return done
@@ -441,7 +453,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
     try:
         result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
                             len(primals) if keep is None else (len(primals), active))
-    except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+    except (ValueError, IndexError, TypeError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
     if given is primals:
@@ -517,7 +529,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool,
         read_free_names(hit.fn)
     try:
         result = hit.fn(*args)
-    except (ValueError, IndexError) as err:
+    except (ValueError, IndexError, TypeError) as err:
         reraise_located(err, t.ir, t.fn.__name__)
     return _finish(t, hit, fun, result, args, n, has_aux)
 

@@ -52,6 +52,7 @@ from .hotcode import no_hot
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .outputs import owned_items, owned_module
+from .pullbacks import Frozen
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
@@ -114,10 +115,10 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
-def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
-    """Mark emitted code with the module names it reads (``read_free_names`` gives it
-    their values at each call); code s2s transforms again (jacfwd's vmap of an emitted
-    JVP) reads them through its namespace from where this code reads them."""
+def _reads_free_names(compiled: Callable, ir: Any, namespace: dict) -> None:
+    """Mark emitted code with the module names it reads (``read_free_names``: their values
+    at each call) and with ``ir``, where its errors are located (api/located.py)."""
+    free, compiled.s2s_user_ir = ir.free, ir  # type: ignore[attr-defined]
     compiled.__s2s_free__ = [  # type: ignore[attr-defined]
         (n, free[n]) for n in namespace if n in free]
     compiled.__globals__[UPSTREAM] = dict(compiled.__s2s_free__)  # type: ignore[attr-defined]
@@ -250,7 +251,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                     module = pipeline.transform(
                         ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
-                    err = refusal_at_user_line(err, self.ir if self.inner else None)
+                    err = refusal_at_user_line(err, self.ir)  # (an inner transform's)
                     raise err.with_func(self.fn.__name__) from None
                 text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)
@@ -259,7 +260,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if compiled is None:  # a new transform object of the same function reuses it
                 text, name, namespace = cached
                 compiled = pipeline.compile_emitted(text, name, namespace)
-                _reads_free_names(compiled, self.ir.free, namespace)
+                _reads_free_names(compiled, self.ir, namespace)
                 _FUNCTION_CACHE[(text_key, cached[0])] = compiled
             text = cached[0]
             self._compiled[key] = (text, compiled)
@@ -338,7 +339,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if self._plans_trees and not kwargs and self._by_signature:
                 self._plan_tree(args)
             return out
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _call_signed(self, sig: Any, args: tuple) -> Any:
@@ -349,7 +350,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 if hit is not None and not hit.pending and hit.valid():
                     return self._outputs(self._run_entry(hit, args))
             return self._outputs(self._call(*args))
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
@@ -692,6 +693,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         len(t.ir.params) - len(primals))
     _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
+    # (the code, primals and free names' objects of now: api/pullbacks.py)
+    frozen = Frozen(t, kinds, float_args, primals) if float_args else None
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if plain_out is not out:  # (an output the function built: a NamedTuple)
@@ -700,20 +703,15 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         if type(cotangent) in (float, complex) and isinstance(plain_out, (np.ndarray, np.generic)):
             cotangent = np.asarray(cotangent, plain_out.dtype)  # (as JAX's weak type)
         result: list[Any] = []
-        if float_args:
-            t._refresh()
-            _, fn = t._generate(kinds, float_args, True, nargs=len(primals),
-                                inner_args=primals)
-            read_free_names(fn)
-            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+        if frozen is not None:
             try:
-                grads = fn(*primals, *rest, cotangent)
-            except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
+                grads = frozen.call(cotangent)
+            except (ValueError, IndexError, TypeError) as err:  # (located at your line)
                 reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()
         it = iter(grads)
-        foreign = _foreign((primals, cotangent), fn) if float_args else []
+        foreign = _foreign((frozen.primals, cotangent), frozen.fn) if frozen else []
         for i, p in enumerate(primals):
             if i in float_args:  # (never the caller's array, nor a view of one)
                 result.append(_cast_tree(_copy_shared(next(it), foreign), p))

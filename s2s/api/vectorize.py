@@ -375,7 +375,7 @@ class Vmapped(Transformed):
             signatures.read_free_names(fn)
         try:
             out = fn(*args)
-        except (ValueError, IndexError) as err:
+        except (ValueError, IndexError, TypeError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
         return self._hot_result(hot, args, out)
 

@@ -19,9 +19,11 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..ir.nodes import Const, Let, Var
+from ..ir.nodes import Const, Let, Var, walk
+from .built_objects import returned_dict
 from .fnlists import enter_sequence
 from .fnvalues import FnSeq
+from .named_attrs import named_items
 from .nested_types import CONTAINERS, Leaf, decided, rebuild, tested_type
 from .passed_structure import compared_items, int_key_names
 from .self_methods import defining_class, for_class
@@ -380,7 +382,7 @@ def ints_bound(fn: Any, args: list, kwargs: dict, lets: Any) -> Any:
     made per call's int), one per set of values; ``fn`` itself otherwise."""
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
         return fn
-    names, compared = int_key_names(fn), compared_items(fn)
+    names, compared = int_key_names(fn), compared_items(fn) | named_items(fn)
     if not names and not compared:
         return fn
     try:
@@ -422,7 +424,8 @@ def _held_strings(lets: Any, atom: Any) -> dict[str, str]:
             return {}
         if let.prim == "make_dict" and "keys" in let.params and len(let.params[
                 "keys"]) == len(let.args) and "from_items" not in let.params:
-            return {k: a.value for k, a in zip(let.params["keys"], let.args)
+            pairs = [(k, _built_field(lets, a)) for k, a in zip(let.params["keys"], let.args)]
+            return {k: a.value for k, a in pairs
                     if isinstance(a, Const) and type(a.value) is str and type(k) is str}
         if let.prim == "identity" and len(let.args) == 1:
             atom = let.args[0]
@@ -436,6 +439,37 @@ def _held_strings(lets: Any, atom: Any) -> dict[str, str]:
             return {}
         atom = held.args[index.items[0].value]
     return {}
+
+
+def _built_field(lets: Any, atom: Any) -> Any:
+    """A field of an object the caller built (``Layer("tanh", 2.0)``: its record reads
+    each field from its constructor's result, objects.computed_call): the constant its
+    constructor's function sets there on every path (the static arguments were written
+    into it as literals), else ``atom`` itself."""
+    value = atom
+    for _ in range(8):
+        let = lets.get(value.name) if isinstance(value, Var) else None
+        if isinstance(let, Let) and let.prim == "identity" and len(let.args) == 1:
+            value = let.args[0]
+            continue
+        index = let.params.get("index") if isinstance(let, Let) and let.prim == "getitem" \
+            else None
+        if index is None or len(index.items) != 1 or not isinstance(index.items[0], Const) \
+                or not isinstance(let.args[0], Var):
+            break
+        key, made = index.items[0].value, lets.get(let.args[0].name)
+        if isinstance(made, Let) and made.prim == "call":  # (the constructor's result)
+            callee = made.params.get("callee")
+            made = returned_dict(callee) if callee is not None else None
+            inner = [s for s in walk(callee.body) if isinstance(s, Let)]
+            lets = {s.target: s for s in inner} if made is not None else lets
+            if len(lets) != len(inner):  # (a name bound twice, in a loop: not one value)
+                break
+        if not (isinstance(made, Let) and made.prim == "make_dict" and key in made.params.get(
+                "keys", ()) and len(made.params["keys"]) == len(made.args)):
+            break
+        value = made.args[list(made.params["keys"]).index(key)]
+    return value if isinstance(value, Const) else atom
 
 
 _COPIES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()

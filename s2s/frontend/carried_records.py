@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import TransformError
 from ..ir.names import rename
 from ..ir.nodes import Break, Const, For, If, Index, Let, Stmt, Var
 from .built_objects import returned_dict
@@ -128,22 +129,29 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
         keys = _leaves(kind, shape)
         ins = [n.emit(n.names.fresh(f"{entry}_{k}"), "getitem", (Var(entry),), _index(k),
                       node).name for k in keys]
-        _split_breaks(n, body, entry, ins, keys, node)  # (before the reads' renaming)
+        outs = [n.names.fresh(f"{exit_}_{k}") for k in keys]
+        at = _bound_at(body, exit_)  # (the end's leaves read where it is made: a break
+        # after it leaves with them, so reverse mode hands the loop's end to them once)
+        _split_breaks(n, body, entry, ins, keys, node,
+                      (exit_, outs) if at is not None else None)  # (before the renaming)
         inside = n.names.fresh(entry)
         _rename_reads(body, entry, inside)
         prim, made = _make(kind, end[2] if kind == "dict" else params)
         made = {**made, **({"built": params["built"]} if "built" in params else {})}
         head = Let(inside, prim, tuple(Var(v) for v in ins), made, n.loc(node))
         n.lets[inside] = head
-        outs = [n.names.fresh(f"{exit_}_{k}") for k in keys]
         tail = [Let(o, "getitem", (Var(exit_),), _index(k), n.loc(node))
                 for o, k in zip(outs, keys)]
+        if at is None:
+            body.extend(tail)
+        else:
+            body[at + 1:at + 1] = tail
         body.insert(0, head)
-        body.extend(tail)
         for let in tail:
             n.lets[let.target] = let
         work += list(zip(ins, outs))
         after.append((entry, prim, (tuple(ins), made)))
+    check_assumed(n, out)
     return out, after
 
 
@@ -161,6 +169,30 @@ def _class_changes(n: Any, node: Any, entry: str, before: Any, end: Any) -> Exce
 def _class(shape: tuple) -> Any:
     """The class of a record's ``structure`` (None: a dict or tuple of no class)."""
     return getattr(shape[2].get("built"), "cls", None)
+
+
+def check_assumed(n: Any, carried: list[tuple[str, str]]) -> None:
+    """Each tuple a loop rebinds whose items a comprehension in its body read for its
+    length before the loop (``static.StaticReader.local_items``) is carried as its
+    leaves, so it holds as many items in every iteration; else a located refusal."""
+    whole = set()
+    for entry, _ in carried:  # (those left whole; an entry may be a copy, own_entries)
+        for _ in range(8):
+            whole.add(entry)
+            let = n.lets.get(entry)
+            if not (isinstance(let, Let) and let.prim == "identity" and isinstance(
+                    let.args[0], Var)):
+                break
+            entry = let.args[0].name
+    for ssa, length, node in n.assumed_lengths:
+        if ssa in whole:
+            raise TransformError(
+                f"this walks `{node.value}`, a tuple of {length} items before the loop, "
+                "which the loop rebinds to a value whose length s2s cannot tell is the "
+                "same in every iteration", n.loc(node),
+                f"rebind `{node.value}` to a tuple of {length} items in every iteration "
+                "(a literal, or `tuple(...)` of a comprehension over it), or index it",
+                n.display)
 
 
 def rebuild_after(n: Any, after: list[tuple[str, str, tuple]], node: Any) -> None:
@@ -182,10 +214,20 @@ def _rename_reads(stmts: list[Stmt], old: str, new: str) -> None:
     rename(stmts, old, new)
 
 
+def _bound_at(body: list[Stmt], name: str) -> int | None:
+    """The position of the statement of ``body`` (not of a nested block) that binds
+    ``name``: a ``Let``, or an ``if`` joining it; None elsewhere."""
+    for k, s in enumerate(body):
+        if isinstance(s, Let) and s.target == name or isinstance(s, If) and name in s.joins:
+            return k
+    return None
+
+
 def _split_breaks(n: Any, body: list[Stmt], entry: str, ins: list[str], keys: list,
-                  node: Any) -> None:
+                  node: Any, end: tuple | None) -> None:
     """A ``break`` of this loop leaves with the container's value there: its leaves,
-    read just before the break."""
+    read just before the break (the end's own leaves where it leaves with the end,
+    ``end``: (its name, its leaves' names), read where it is made)."""
     def visit(stmts: list[Stmt]) -> None:
         i = 0
         while i < len(stmts):
@@ -195,7 +237,9 @@ def _split_breaks(n: Any, body: list[Stmt], entry: str, ins: list[str], keys: li
                 visit(s.orelse)
             elif isinstance(s, Break):
                 value = dict(s.copies).get(entry)
-                if value is not None:
+                if value is not None and end is not None and value == end[0]:
+                    s.copies = [c for c in s.copies if c[0] != entry] + list(zip(ins, end[1]))
+                elif value is not None:
                     names = [n.names.fresh(f"{value}_{k}") for k in keys]
                     reads = [Let(m, "getitem", (Var(value),), _index(k), n.loc(node))
                              for m, k in zip(names, keys)]

@@ -16,6 +16,7 @@ import libcst as cst
 from ..errors import TransformError
 from .loop_else import LoopElse
 from .match_case import MatchToIf
+from .raise_branches import RaiseBranches
 from .strict_zip import StrictZip
 from .try_finally import TryFinally
 
@@ -60,6 +61,7 @@ class Desugar:
         """A ``def``'s statements with one way out of each loop and returns hoisted
         (``for``/``while ... else`` first becomes a flag and an ``if``)."""
         nodes = MatchToIf(self.alias, self.cases).rewrite(nodes)
+        nodes = RaiseBranches(self.alias).rewrite(nodes)
         nodes = TryFinally(self.alias).rewrite(nodes)
         nodes = StrictZip(self.alias).rewrite(nodes)
         loop_else = LoopElse(self.alias, self.fresh)

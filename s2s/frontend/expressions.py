@@ -49,7 +49,7 @@ from .record_methods import THREADS
 from .reduces import lower_accumulate, lower_reduce
 from .replaced import replace_call, replaced_call
 from .resolve import expression_advice, transform_kind
-from .sequences import list_copy, sequence_arithmetic
+from .sequences import list_copy, no_sequence_operand, sequence_arithmetic
 from .shape_strings import shape_builtin
 from .source import literal_value
 from .tuple_slices import sliced_made
@@ -260,10 +260,11 @@ class ExprLowerer:
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
                 text = value.text[1:] if value.text.startswith("-") else "-" + value.text
                 return Const(-value.value, text)
-            return self.n.emit(
+            no_sequence_operand(self.n, "negative", (value,), node)  # (`-ys` of a list)
+            return operator_made(self.n, self.n.emit(
                 self.target(target, f"neg_{stem(self.n.named(value))}"), "negative", (value,),
                 {}, node,
-            )
+            ))
         if isinstance(op, cst.Plus):
             return value
         if isinstance(op, cst.Not):
@@ -454,9 +455,10 @@ class ExprLowerer:
         """``p.w``, not an array's attribute: the field of a pytree argument (a
         NamedTuple, a registered class, a bound method's object), which the call passes
         as a dict: ``p["w"]``.  Its kind decides per call: an array refuses it."""
-        index = Index((Const(attr, repr(attr)),), False, attribute=True)
-        return self.n.emit(self.target(target, attr), "getitem", (base,), {"index": index},
-                           node)
+        key = Const(attr, repr(attr))  # (`self.kind` of this call's object: its string)
+        return literals.bound_item(self.n, base, [key]) or self.n.emit(self.target(
+            target, attr), "getitem", (base,), {"index": Index((key,), False, attribute=True)},
+            node)
 
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func
@@ -721,12 +723,30 @@ def _arithmetic(n: Any, names: tuple[str, str], prim: str, operands: tuple,
     where ``y`` is an array (``runtime.in_place``).  A Python number ``v`` is weak, and
     changes no float array's dtype: the sum as it is."""
     (target, base), (left, right) = names, operands
+    no_sequence_operand(n, prim, operands, node)  # (`ys / 2.0` of a list built here)
     if n.__dict__.get("in_place", {}).pop(id(node), None) is None or prim.startswith(
             "bitwise") or isinstance(right, Const) and type(right.value) in (int, float, bool):
         # (`d |= {...}` merges dicts: ir/unroll.py makes the merge of this bitwise_or)
-        return n.emit(target, prim, operands, {}, node)
-    value = n.emit(n.names.fresh(base), prim, operands, {}, node)
+        return operator_made(n, n.emit(target, prim, operands, {}, node))
+    value = operator_made(n, n.emit(n.names.fresh(base), prim, operands, {}, node))
     return n.emit(target, "in_place", (value, left), {}, node)
+
+
+def operator_made(n: Any, atom: Atom) -> Atom:
+    """``atom``, the result of arithmetic written with a Python operator: marked
+    (``Function.operators``), so that a transform that learns from the call that an
+    operand is a tuple or list raises Python's TypeError (``xs / 2``), where NumPy's
+    function converts it (``np.divide(xs, 2)``; transforms/list_operands.py)."""
+    if isinstance(atom, Var):
+        n.__dict__.setdefault("operators", set()).add(atom.name)
+    return atom
+
+
+def operators(n: Any, node: Any) -> frozenset:
+    """The names bound by arithmetic written with a Python operator, none in code s2s
+    emitted (an inner transform's, which spells ``np.divide`` as ``/`` too)."""
+    return frozenset() if n.loc(node).file.startswith("<s2s:") else frozenset(
+        vars(n).get("operators", ()))
 
 
 def in_place(n: Any, value: cst.BinaryOperation) -> None:

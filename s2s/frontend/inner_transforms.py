@@ -32,6 +32,7 @@ from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Index, Var
 from .fnvalues import FnValue
 from .resolve import is_literal
+from .sequences import items_of
 from .synthesize import synthesize
 
 # the transforms made in bodies, per (transform, function, options)
@@ -282,6 +283,13 @@ def cast_gradients(n: Any, obj: Any, positional: list[Atom], inline: Any, node: 
     np.asarray(x).dtype)`` (a float32 ``x`` meeting a float64 module array inside
     gives a float32 gradient, which later code and an outer ``jvp``/``vmap``/``jacfwd``
     read); the call itself, bound to ``target``, for any other transform."""
+    passed = next((a for a in positional if items_of(n, a) is not None or isinstance(
+        a, Var) and a.name in n.lists), None)
+    if passed is not None:  # (it read the list as an array: NumPy's number, or a
+        raise n.unsupported(  # TypeError from its code where Python's `/` met the list)
+            node, "a tuple or list passed to a transform written in the function: its code "
+            "is made for array arguments", "pass an array (`np.stack([...])`), or apply "
+            "the transform to a function of the items")
     part = gradient_part(obj)
     if part is None:
         return inline(target)

@@ -18,6 +18,10 @@ assignments that report the user's position::
     ->  for v in xs: ...
         for v in ys: ...
 
+    for v in itertools.chain.from_iterable(groups):           # a loop in a loop
+    ->  for group in groups:
+            for v in group: ...
+
     hs = [(h := f(h, v)) for v in xs]                         # `:=`: walrus.py
 
     functools.reduce(np.matmul, [m, *mats, m.T])              # a spread sequence
@@ -43,6 +47,8 @@ import libcst as cst
 
 from ..errors import TransformError
 from .closure_cells import closure_states
+from .default_dicts import default_dicts
+from .deques import deques
 from .dict_appends import split_dict_lists
 from .dicts import assigned_names
 from .kept_zips import kept_zips
@@ -54,12 +60,14 @@ _STOP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _PURE_CALLS = (builtins.range, builtins.len)
 _ITERTOOLS = {itertools.combinations: "combinations", itertools.product: "product",
               itertools.chain: "chain"}
+_FROM_ITERABLE = itertools.chain.from_iterable
 
 
 def desugared_body(n: Any, nodes: list[Any]) -> list[Any]:
     """A function's statements after the pre-passes that need its Normalizer ``n``:
-    closures with ``nonlocal`` state made in the call (closure_cells.py),
+    ``collections.defaultdict`` and ``deque`` (default_dicts.py, deques.py), closures with ``nonlocal`` state made in the call (closure_cells.py),
     ``np.vectorize`` (vectorized.py), then the iteration idioms."""
+    nodes = deques(n, default_dicts(n, nodes))  # (`collections.defaultdict`, `deque`)
     nodes = split_dict_lists(n, closure_states(n, nodes))  # (`d["loss"].append(v)`)
     return Iterations(n).body(Vectorized(n).body(nodes))
 
@@ -203,6 +211,8 @@ class Iterations:
             return [flat]
         call = node.iter
         kind = _ITERTOOLS.get(self.builtin(call.func)) if isinstance(call, cst.Call) else None
+        if isinstance(call, cst.Call) and self.builtin(call.func) == _FROM_ITERABLE:
+            kind = "from_iterable"  # (a bound classmethod: equal, not the same object)
         if kind is None or any(a.star or a.keyword for a in call.args) or _breaks(node.body):
             return [node]
         return getattr(self, f"_{kind}")(node, [a.value for a in call.args])
@@ -362,6 +372,15 @@ class Iterations:
                 _alias_clone(self.n.desugar, target, node.target)
             out.append(self._loop(target, arg, body, node))
         return out or [node]
+
+    def _from_iterable(self, node: cst.For, args: list[Any]) -> list[Any]:
+        """``chain.from_iterable(groups)``: each group's items in turn, ``groups`` read
+        once as Python reads it."""
+        if len(args) != 1:
+            return [node]
+        group = cst.Name(self.fresh("group"))
+        inner = self._loop(node.target, group, list(node.body.body), node)
+        return [self._loop(group, args[0], [inner], node)]
 
     # ---- `[m, *mats]` ---------------------------------------------------------------------
 

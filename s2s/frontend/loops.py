@@ -24,6 +24,7 @@ from .fncontainers import containers
 from .fnlists import unroll_appending
 from .generator_reads import rest
 from .module_dicts import unroll_module_dict
+from .named_attrs import unroll_named_records
 from .objects import iterated_object
 from .resolve import live_defaults
 from .static_loops import unroll_static
@@ -446,7 +447,8 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     parts[0]`` (windows.py)."""
     return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
         n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
-        n, node) or unroll_dict_items(n, node)  # (`for s in specs`: dict_item_loops.py)
+        n, node) or unroll_dict_items(n, node) or unroll_named_records(  # (`for s in
+        n, node)  # specs`: dict_item_loops.py; `for layer in layers`: named_attrs.py)
 
 
 def _item(n: Any, tables: bool, target: str, seq: Atom, index: str, node: Any) -> Atom:

@@ -251,15 +251,15 @@ class Normalizer:
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
         self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
-        # Arrays (and lists) this function made itself, which it may write into: each
-        # write makes a new version of one buffer, named after its first name.
-        self.buffers: set[str] = set()  # versions of such buffers (writable)
+        # Arrays (lists) it made itself, which it may write into: each write makes a
+        self.buffers: set[str] = set()  # new version of one buffer (named after its root)
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.lists: set[str] = set()  # lists this function built (append allowed)
         # lists read as the literal they were built from (`pair + [v]`): root, the
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
         self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
+        self.assumed_lengths: list[tuple[str, int, Any]] = []  # (carried_records)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: Bindings = Bindings()  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
@@ -364,6 +364,7 @@ class Normalizer:
             free=self.resolver.free,
             aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
             param_writes=dict(vars(self).get("param_writes", {})),
+            operators=expressions.operators(self, node),  # (`xs / 2`: Python's)
             **structure_fields(self),  # (parameters taken for arrays, what it returns)
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
@@ -768,6 +769,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
             _FUNCTIONS[key] = _run(fn, parsed, stack)
+    # (a transform's emitted code, written in a body: its errors at the user's line)
+    _FUNCTIONS[key].user_ir = getattr(fn, "s2s_user_ir", None)  # type: ignore[attr-defined]
     return _FUNCTIONS[key]
 
 

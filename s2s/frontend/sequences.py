@@ -18,14 +18,19 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Let, Var, walk
-from ..primitives.structure import repeated_by_count
+from ..primitives.structure import (
+    OPERATOR_SYMBOLS,
+    operator_instead,
+    python_says,
+    repeated_by_count,
+)
 from .built_objects import returned_dict
 from .field_appends import fresh_fields
 from .objects import record_of_atom
 from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
-           "list_copy", "sequence_arithmetic"]
+           "list_copy", "no_sequence_operand", "sequence_arithmetic"]
 
 
 def as_array(n: Any, atom: Atom, node: Any) -> Atom:
@@ -231,6 +236,21 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
+
+
+def no_sequence_operand(n: Any, prim: str, operands: tuple, node: Any) -> None:
+    """Refuse ``ys / 2.0``, ``1.0 - ys``, ``-ys`` of a tuple or list built here (a
+    literal, a list grown by ``append``), as Python does: it has no such operator and
+    raises a TypeError (NumPy converts the list only where an array meets it, ``ys /
+    x``, or in its own function, ``np.divide(ys, 2.0)``).  Once computed as NumPy's."""
+    kinds = [items_of(n, a)[0] if items_of(n, a) is not None else list if _grown(n, a)
+             else None for a in operands]
+    if all(k is None for k in kinds) or prim not in OPERATOR_SYMBOLS:
+        return
+    what = python_says(prim, [k or type(a.value) if isinstance(a, Const) or k else None
+                              for a, k in zip(operands, kinds)])
+    if what is not None:
+        raise TransformError(what, n.loc(node), operator_instead(prim), n.display)
 
 
 def _list_field(n: Any, atom: Atom) -> bool:

@@ -175,6 +175,8 @@ class StaticReader:
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value] if all(map(spellable, value)) else None
+        if isinstance(value, str) and isinstance(node, cst.SimpleString):
+            return [(_spell(c), c) for c in value]  # (`for k in "abca"`: `"a"`, ...)
         if isinstance(value, (tuple, list, range, str)) or (
                 isinstance(value, np.ndarray) and value.ndim >= 1):
             return [(self._index(node, k), value[k]) for k in range(len(value))]
@@ -197,6 +199,13 @@ class StaticReader:
                 ssa not in self.n.loop_carried):  # (`parts = parts + [v]` in a loop)
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
                     for a in let.args]
+        if let.prim == "make_tuple" and ssa not in self.n.lists:
+            # a tuple a loop rebinds (`state = tuple(... for s in state)`): its items
+            # read where the loop is (`state[0]`), for the length it has before the
+            # loop; the loop must rebind it to a tuple of that length (checked where it
+            # ends: frontend/carried_records.check_assumed)
+            self.n.assumed_lengths.append((ssa, len(let.args), node))
+            return [(self._index(node, k), NOVALUE) for k in range(len(let.args))]
         return None
 
     def local_slice(self, node: Any) -> list[tuple[Any, Any]] | None:
@@ -263,7 +272,7 @@ class StaticReader:
         if fn in (builtins.zip, builtins.enumerate, builtins.reversed, builtins.sorted):
             seqs = [self.static_items(args[0])] if args else []
             if fn is builtins.zip:
-                seqs = [self.static_items(a) for a in args]
+                seqs = self._zipped([self.static_items(a) for a in args], args)
             if not seqs or any(s is None for s in seqs):
                 return None
             if fn is builtins.reversed:
@@ -282,6 +291,28 @@ class StaticReader:
                      tuple(v for _, v in group) if all(v is not NOVALUE for _, v in group)
                      else NOVALUE) for group in zip(*seqs)]
         return None
+
+    def _zipped(self, seqs: list, args: list) -> list:
+        """``zip``'s walks, where one is a tuple a loop rebinds (its length known before
+        the loop) and the others are the results of calls of the user's functions
+        (``zip(state, k1)``, ``k1 = f(...)``): those read by position (``k1[0]``) up
+        to that length (the analysis refuses a tuple result shorter than it, located;
+        a longer one Python's zip cuts as well)."""
+        known = [len(s) for s in seqs if s is not None]
+        if not known or None not in seqs or not any(  # (only beside a tuple a loop
+                isinstance(a, cst.Name) and self.n.env.get(a.value) in self.n.loop_carried
+                for a in args):  # rebinds: elsewhere the loop form reads Python's zip)
+            return seqs
+        out = []
+        for walk, node in zip(seqs, args):
+            if walk is None:
+                let = self.n.lets.get(self.n.env.get(node.value, "")) if isinstance(
+                    node, cst.Name) and node.value in self.n.local_names else None
+                if let is None or let.prim != "call":
+                    return seqs
+                walk = [(self._index(node, k), NOVALUE) for k in range(min(known))]
+            out.append(walk)
+        return out
 
     def static_value(self, node: Any) -> Any:
         """The value of an expression of constants, module names (read now: the code

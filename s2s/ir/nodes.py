@@ -213,6 +213,10 @@ class Function:
     # arrays it built: a caller given it decides `isinstance(u, tuple)` of its items),
     # and the parameters it took for arrays to know it: (structure, {(param, path)})
     returns: Any = None
+    # targets of arithmetic written with a Python operator (`xs / 2`, `-xs`), not a
+    # NumPy call (`np.divide(xs, 2)`): of a tuple or list, Python raises a TypeError
+    # where NumPy converts (transforms/list_operands.py)
+    operators: frozenset = frozenset()
 
 
 def walk(stmts: list[Stmt]):

@@ -92,7 +92,8 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     sliced = _sliced_items(u, _drop_unused(u, body) if u.changed else body)
     if not u.changed and sliced == body:
         return fn
-    return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
+    return replace(fn, body=sliced, names=u.names, aliases=u.aliases,
+                   operators=frozenset(u.operators))
 
 
 def _not_leaf(fn: Function, arg_kinds: tuple, param: str, path: tuple) -> bool:
@@ -206,6 +207,7 @@ class _Unroller:
         self.ranges: dict[str, list[int]] = {}
         self.names = NameTable(fn.names.taken)
         self.aliases = dict(fn.aliases)
+        self.operators = set(fn.operators)
         self.changed = False
         self.carried: set[str] = set()  # loops' carried entry names (never constants)
         self.removable: set[str] = set()  # structure reads the unrolling may leave unread
@@ -589,6 +591,7 @@ class _Unroller:
                 spelled = m[first].name if first in m and isinstance(m[first], Var) else first
                 # (the previous copy's version is itself spelled with the first name)
                 self.aliases[new] = self.aliases.get(spelled, spelled)
+            self.operators.update(m[n].name for n in bound if n in self.fn.operators)  # (`/`)
             body, later = self.block([_tagged(_renamed_stmt(t, m), tag) for t in s.body])
             out += body
             for e, x in s.carried + [(e, e) for e in inner]:

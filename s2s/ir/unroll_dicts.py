@@ -43,6 +43,8 @@ def keys_literal(u: Any, s: Let) -> list[Let]:
                                (key, Var(out[-1].target)), {}, s.loc))
             parts.append(Var(out[-1].target))
         return out + [Let(s.target, literal, tuple(parts), {}, s.loc)]
+    if isinstance(seq, Const) and isinstance(seq.value, dict):
+        return _constant_view(u, s, seq, literal)
     if s.params.get("order") is not None or s.params.get("reverse"):
         raise TransformError(
             "sorted() (or max(), min()) of a list or an array would compare its "
@@ -61,6 +63,28 @@ def keys_literal(u: Any, s: Let) -> list[Let]:
             "index": Index((Const(key, repr(key)),), False)}, s.loc))
     return items + [Let(s.target, literal, tuple(Var(t.target) for t in items), {},
                         s.loc)]
+
+def _constant_view(u: Any, s: Let, seq: Const, literal: str) -> list[Let]:
+    """``sorted(W.items())``, ``list(W.values())`` of a module's dict constant ``W``
+    (where a loop does not walk it: in a ``zip``): the literal of its keys, values
+    (spelled ``W['a']``, read where the code runs, as other module constants) or
+    ``(key, value)`` pairs, in its order or its keys' sorted order."""
+    keys = key_order(Tree(dict, tuple(seq.value), ()), s)
+    keys = keys[::-1] if s.params.get("reverse") else keys
+    view = s.params.get("view", "keys")
+    out, parts = [], []
+    for k in keys:
+        value = Const(seq.value[k], f"{seq.text}[{k!r}]")
+        if view == "keys":
+            parts.append(Const(k, repr(k)))
+        elif view == "values":
+            parts.append(value)
+        else:
+            out.append(Let(u.names.fresh("pair"), "make_tuple", (Const(k, repr(k)), value),
+                           {}, s.loc))
+            parts.append(Var(out[-1].target))
+    return out + [Let(s.target, literal, tuple(parts), {}, s.loc)]
+
 
 def merged(u: Any, s: Let) -> list[Let]:
     """``{**p, "w": w}``, ``p | q`` (``dict_merge``, ``bitwise_or``) of dicts for

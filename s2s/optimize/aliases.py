@@ -61,6 +61,8 @@ def makes_new(node: ast.Call, may_alias: Callable[[ast.AST], bool]) -> bool:
                     or any(isinstance(a, ast.Attribute) and a.attr == "lib"
                            for a in ast.walk(f))) or not any(map(may_alias, given))
     if isinstance(f, ast.Attribute):
+        if name == "astype":  # (a copy unless told copy=False, as np.astype)
+            return not any(k.arg in ("copy", None) for k in node.keywords)
         return name in _NEW_BY_METHOD
     if isinstance(f, ast.Name) and (f.id in _HELPERS or f.id in _PASSING):
         return not any(map(may_alias, given))

@@ -246,7 +246,37 @@ def methods(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
                     if hasattr(n, "_k"):
                         new._k = n._k  # type: ignore[attr-defined]  # the same value
                     return new
+            if isinstance(f, ast.Attribute) and f.attr == "astype" and \
+                    isinstance(f.value, ast.Name) and f.value.id == "np" and \
+                    len(n.args) == 2 and not n.keywords and _array(n.args[0]):
+                # np.astype(x, d) of an array is x.astype(d), a new array either way
+                # (NumPy 2's np.astype checks its arguments in Python: microseconds)
+                new = ast.copy_location(ast.Call(
+                    ast.Attribute(n.args[0], "astype", ast.Load()), [n.args[1]], []), n)
+                if hasattr(n, "_k"):
+                    new._k = n._k  # type: ignore[attr-defined]  # the same value
+                return new
             return n
+
+        def visit_Attribute(self, n: ast.Attribute) -> ast.AST:
+            # np.asarray(x).dtype of an array x is x.dtype (a grad inlined in the body
+            # casts its gradient to np.asarray(x).dtype: inner_transforms.py)
+            self.generic_visit(n)
+            v = n.value
+            if n.attr == "dtype" and isinstance(n.ctx, ast.Load) and isinstance(v, ast.Call) \
+                    and call_name(v) == "asarray" and isinstance(v.func, ast.Attribute) and \
+                    isinstance(v.func.value, ast.Name) and v.func.value.id == "np" and \
+                    len(v.args) == 1 and not v.keywords and isinstance(v.args[0], ast.Name) \
+                    and _array(v.args[0]):
+                return ast.copy_location(ast.Attribute(v.args[0], "dtype", ast.Load()), n)
+            return n
+
+    def _array(node: ast.AST) -> bool:
+        """Is ``node``'s value an array at every call of the signature (its fact has
+        axes: a NumPy scalar or a Python number has none; a list has no fact)?"""
+        arg = fact(node)
+        return arg is not None and arg[0] != () and isinstance(
+            node, (ast.Name, ast.Subscript, ast.Attribute, ast.Call))
 
     Methods().visit(fn)
 

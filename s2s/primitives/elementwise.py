@@ -267,8 +267,8 @@ defprim(
     aliases=(abs, operator.abs),
     note="abs'(0) = 1, JAX's convention for real x, and +-1 at +-inf as JAX's (not "
     "inf / inf); of a complex x the derivative is conj(x) / |x| (JAX's convention), "
-    "also 1 at x = 0 where JAX's is 0; at a real NaN it is -1, JAX's (so a cotangent "
-    "of 0 there, np.nansum's, gives 0, not NaN)",
+    "0 at x = 0 as JAX's (it was 1 until probe 13: a spectrum's zero bin); at a real "
+    "NaN it is -1, JAX's (so a cotangent of 0 there, np.nansum's, gives 0, not NaN)",
 )
 
 
@@ -279,14 +279,14 @@ defprim(
 # hands that element a zero cotangent, and 0 * NaN made its gradient NaN (JAX's is 0)
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    return np.real(g) * np.where(ans == 0, 1.0, np.where(
+    return np.real(g) * np.where(ans == 0, 0.0 if np.iscomplexobj(x) else 1.0, np.where(
         np.isinf(ans), np.sign(x), np.where(
             np.isnan(ans), -1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
-    return np.real(x_dot * np.where(ans == 0, 1.0, np.where(
+    return np.real(x_dot * np.where(ans == 0, 0.0 if np.iscomplexobj(x) else 1.0, np.where(
         np.isinf(ans), np.sign(x), np.where(
             np.isnan(ans), -1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))))
 

@@ -43,6 +43,14 @@ def _deffft(name, sig, note):
             spelling=call_spelling("np.fft." + name), note=note, canonical=canonical)
 
 
+# ---- the bins' frequencies: constants of the length -----------------------------------
+
+for _name in ("fftfreq", "rfftfreq"):
+    defprim("fft." + _name, getattr(np.fft, _name), "(n, d=1.0)", family="fft",
+            nondiff=True, spelling=call_spelling("np.fft." + _name),
+            note="the sample frequencies of a length: a constant, no derivative flows")
+
+
 # ---- complex to complex ---------------------------------------------------------------
 
 _deffft("fft", ONE_D, "linear: the VJP is fft itself (the DFT matrix is symmetric)")

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from .. import runtime
-from ..ir.nodes import Const, Let
+from ..ir.kinds import LEAF, Seq
+from ..ir.nodes import Const, Let, Var
 from ..ir.spelling import atom_text
 from ..runtime import (
     cumprod_bar,
@@ -61,7 +62,6 @@ from .batching import (
     along,
     args_text,
     batch_rule,
-    items_of,
     operand,
     shifted,
     static,
@@ -1029,8 +1029,23 @@ def split_like_rule(b: Batch, s: Let) -> str:
         raise NoBatchRule("split_like with an axis computed when the code runs")
     rank = b.rank(cot)
     cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
-    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "split_like"))
-    return f"split_like({_with_batch(b, cot)}, [{texts}], {cut + 1})"
+    return f"split_like({_with_batch(b, cot)}, {_shapes_list(b, arrays, 'split_like')}, " \
+        f"{cut + 1})"
+
+
+def _shapes_list(b: Batch, arrays: Any, what: str) -> str:
+    """The arrays a join put together, each with the batch axis: a list built here, a
+    tuple popped from a loop's tape (its items' kinds), or a list a loop grew (its
+    items all batched, or each repeated for every example)."""
+    kind = b.kind(arrays.name) if isinstance(arrays, Var) else None
+    if not isinstance(kind, Seq):
+        return "[" + ", ".join(_seq_texts(b, arrays, what)) + "]"
+    if kind.item != LEAF:
+        raise NoBatchRule(f"`{what}` of a list of containers")
+    if b.batched(arrays):
+        return atom_text(arrays)
+    return f"[np.broadcast_to(a, ({b.use_batch_size()}, *np.shape(a))) for a in " \
+        f"{atom_text(arrays)}]"
 
 
 # join_like(pieces, cot, arrays, axis) undoes split_like: linear in the pieces, and
@@ -1060,8 +1075,8 @@ def join_like_rule(b: Batch, s: Let) -> str:
     rank = b.rank(cot)
     cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
     parts = ", ".join(_seq_texts(b, pieces, "join_like"))
-    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "join_like"))
-    return f"join_like(({parts},), {_with_batch(b, cot)}, [{texts}], {cut + 1})"
+    return f"join_like(({parts},), {_with_batch(b, cot)}, " \
+        f"{_shapes_list(b, arrays, 'join_like')}, {cut + 1})"
 
 
 # take_along_axis_bar(cot, indices, arr, axis): cot added at the places indices took

@@ -374,7 +374,7 @@ for _name, _sig, _more in (
      {"methods": ("argmin",), "batch": "along_axis"}),
     ("isnan", "(x)", {"batch": "trailing_axes"}),
     ("isfinite", "(x)", {"batch": "trailing_axes"}),
-    ("arange", "(start, stop=None, step=None)", {}),
+    ("arange", "(start, stop=None, step=None, dtype=None)", {}),
     # np.identity(n) is np.eye(n), and is spelled so in emitted code
     ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
     ("tri", "(N, M=None, k=0)", {}),

@@ -424,6 +424,29 @@ if _sp is not None:
     def erfcinv_jvp(x_dot, ans, x):
         return -x_dot * (np.sqrt(np.pi) / 2) * np.exp(ans**2)
 
+    # ---- the normal cdf and its log (probit models) --------------------------------
+
+    _defcalled("ndtr", "(x)", note="d/dx = exp(-x^2 / 2) / sqrt(2 pi)")
+
+    @defvjp("scipy.special.ndtr")
+    def ndtr_vjp(g, ans, x):
+        return g * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
+
+    @defjvp("scipy.special.ndtr", "x")
+    def ndtr_jvp(x_dot, ans, x):
+        return x_dot * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
+
+    _defcalled("log_ndtr", "(x)", note="d/dx = exp(-x^2 / 2 - log_ndtr(x)) / sqrt(2 pi) "
+               "(about -x far in the lower tail, no overflow)")
+
+    @defvjp("scipy.special.log_ndtr")
+    def log_ndtr_vjp(g, ans, x):
+        return g * np.exp(-0.5 * x**2 - ans) / np.sqrt(2 * np.pi)
+
+    @defjvp("scipy.special.log_ndtr", "x")
+    def log_ndtr_jvp(x_dot, ans, x):
+        return x_dot * np.exp(-0.5 * x**2 - ans) / np.sqrt(2 * np.pi)
+
     # ---- modified Bessel functions of orders 0 and 1 (and exponentially scaled) ----
     # i1(x) / x -> 1/2 at 0: the quotient is taken where x != 0 only
 

@@ -122,6 +122,31 @@ def repeated_by_count(kind: type) -> tuple[str, str]:
             "out.append(x)`), or multiply an array (`np.asarray([...]) * n`)")
 
 
+# the operators Python's tuples and lists do not have, as its TypeError spells them
+OPERATOR_SYMBOLS = {"subtract": "-", "divide": "/", "floor_divide": "//", "remainder": "%",
+                    "power": "** or pow()", "matmul": "@", "negative": "unary -"}
+
+
+def python_says(prim: str, types: list) -> str | None:
+    """Python's TypeError for ``prim`` of operands of ``types`` (a tuple or list among
+    them; None for a value known only when the code runs), or None where an operand
+    may be an array (``ys / x``: NumPy converts the list)."""
+    if any(t is None or issubclass(t, (np.ndarray, np.generic)) for t in types):
+        return None
+    if prim == "negative":
+        return f"bad operand type for unary -: '{types[0].__name__}', as Python says"
+    return (f"unsupported operand type(s) for {OPERATOR_SYMBOLS[prim]}: "
+            f"'{types[0].__name__}' and '{types[1].__name__}', as Python says")
+
+
+def operator_instead(prim: str) -> str:
+    symbol = OPERATOR_SYMBOLS[prim].split()[-1]
+    if prim == "negative":
+        return "convert the list to an array first (`-np.asarray(xs)`)"
+    return (f"convert the list to an array first (`np.asarray(xs) {symbol} 2.0`), or "
+            f"call NumPy's function, which converts it (`np.{prim}(xs, 2.0)`)")
+
+
 # NumPy's logical functions and the bitwise operators on boolean (or integer) arrays:
 # masks, no derivative flows.  `~m`, `a | b`, `a & b`, `a ^ b` are spelled as written.
 for _name, _op in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):

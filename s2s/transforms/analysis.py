@@ -298,9 +298,9 @@ class Facts:
         if s.prim == "getitem":
             base = k(s.args[0])
             index = s.params["index"].items
-            if isinstance(base, Tree) and base.type is list and len(index) == 1 and \
+            if isinstance(base, Tree) and base.type in (list, tuple) and len(index) == 1 and \
                     not isinstance(index[0], Const) and len(set(base.children)) == 1:
-                return base.children[0]  # (a list a loop grows: its items' kind)
+                return base.children[0]  # (a list a loop grows, a tuple of one kind)
             if base == _EMPTY_LIST and len(index) == 1 and not isinstance(
                     index[0], (Const, Slice)):
                 return LEAF  # (`[]` a loop grows, at its first pass: its items unknown)
@@ -359,6 +359,8 @@ class Facts:
                         known[pname] = (None,) * len(kind.keys)  # only its length is known
                 n = results if isinstance(results, int) else results(known)
             except (KeyError, TypeError):
+                if s.prim == "split_like" and isinstance(k(s.args[1]), Seq):
+                    return SEQ  # (a join's gradient over a list a loop grew: as long)
                 raise results_unknown(s) from None
             return Tree(tuple, tuple(range(n)), (LEAF,) * n)
         return LEAF

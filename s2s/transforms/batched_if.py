@@ -315,7 +315,7 @@ class BatchedIf:
         # np.where cannot mix None with arrays; where every later read is under an
         # `if` on the same test, on the other path, the examples that took the None
         # path never read it, and the join is that path's value as it is
-        nones = {j: [k for k, b in enumerate((s.body, s.orelse)) if _binds_none(b, j)]
+        nones = {j: [k for k, b in enumerate((s.body, s.orelse)) if _binds_none(b, j, self.vm)]
                  for j in s.joins}
         try:
             test_rank = self.vm.rank(s.test)

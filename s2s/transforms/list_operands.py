@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Tree
 from ..ir.names import NameTable
@@ -24,8 +26,17 @@ from ..ir.nodes import Const, For, Function, If, Index, Let, Stmt, Var, walk
 from ..ir.unroll import unroll_container_loops
 from ..primitives import PRIMITIVES
 from ..primitives.registry import reads_arrays
-from ..primitives.structure import repeated_by_count
+from ..primitives.structure import (
+    OPERATOR_SYMBOLS,
+    operator_instead,
+    python_says,
+    repeated_by_count,
+)
 
+# NumPy's functions that make an array whatever their operands
+_FACTORIES = ("array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye",
+              "stack", "concatenate", "zeros_like", "ones_like", "full_like", "empty",
+              "vstack", "hstack")
 _COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 # list statements that change a list in place (its literal no longer says its items)
 _IN_PLACE = ("append", "pop", "setitem", "extend", "insert")
@@ -73,6 +84,8 @@ class _Convert:
         self.literals: dict[str, tuple[type, tuple]] = {}  # unchanged literals' items
         self.aliases = fn.aliases
         self.defaults = fn.defaults
+        self.operators = fn.operators  # (`xs / 2` written with an operator: Python's)
+        self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.defaulted: set[str] = set()  # parameters left at a tuple or list default
         # names known to hold arrays: leaf arguments, results of NumPy's computations
         self.arrays: set[str] = set()
@@ -104,8 +117,11 @@ class _Convert:
                 s.prim in ("identity", "getitem") or reads_arrays(s.prim)
                 and PRIMITIVES[s.prim].differentiable and s.prim != "astype"):
             self.not_ints.add(s.target)  # (an array's item or a float computed from one)
+        self.made[s.target] = s
         if s.prim == "list_times":
             return self.list_times(s)
+        if s.target in self.operators and s.prim in OPERATOR_SYMBOLS:
+            self.operator_of_sequence(s)
         a = s.args[0] if s.args else None
         tree = self.trees.get(a.name) if isinstance(a, Var) else None
         if tree is not None and s.prim == "identity":
@@ -186,6 +202,59 @@ class _Convert:
                 "says", s.loc, "multiply an array (`np.asarray(xs) * s`)")
         what, instead = repeated_by_count(kind)
         raise TransformError(what, s.loc, instead)
+
+    def operator_of_sequence(self, s: Let) -> None:
+        """Refuse ``xs / 2.0``, ``1.0 - xs``, ``xs ** 2``, ``-xs`` of a tuple or list
+        argument (or literal), written with Python's operator: Python raises a
+        TypeError; NumPy converts the list only where an array meets it (``xs / x`` of
+        an array the transform makes) or in its own function (``np.divide(xs, 2.0)``,
+        no operator).  Once computed as NumPy's: a number where Python raises."""
+        kinds = [self._sequence(b) or self._made_sequence(b) for b in s.args]
+        if all(k is None for k in kinds):
+            return
+        others = [b for b, k in zip(s.args, kinds) if k is None]
+        if any(self._numpy_value(b) for b in others):
+            return  # (an array here: NumPy converts the list)
+        what = python_says(s.prim, [k or (type(b.value) if isinstance(b, Const) else None)
+                                    for b, k in zip(s.args, kinds)])
+        if what is None:
+            if any(isinstance(b, Const) for b in others):
+                return  # (a constant array: NumPy's)
+            symbol = OPERATOR_SYMBOLS[s.prim].split()[0]
+            what = (f"`{symbol}` of a tuple or list and a value the call may pass as a "
+                    "Python number (Python raises a TypeError) or as an array (NumPy "
+                    "converts the list): which one, only the call says")
+        raise TransformError(what, s.loc, operator_instead(s.prim))
+
+    def _made_sequence(self, atom: Any) -> type | None:
+        """list or tuple where ``atom`` is a literal, or ``list(v)``, made here."""
+        if not isinstance(atom, Var):
+            return None
+        if atom.name in self.literals:
+            return self.literals[atom.name][0]
+        made = self.made.get(atom.name)
+        return list if made is not None and made.prim == "list" else None
+
+    def _numpy_value(self, atom: Any, depth: int = 0) -> bool:
+        """Is ``atom`` an array or NumPy scalar whatever the call passes (never a
+        Python number): an argument the transform makes an array, what an array
+        factory makes (``np.array([1.0, 2.0])``), or NumPy's function of such a value
+        (an operator's result may be a Python float: ``2.0 * s``)."""
+        if isinstance(atom, Const):
+            return isinstance(atom.value, (np.ndarray, np.generic))
+        if not isinstance(atom, Var) or depth > 20:
+            return False
+        if atom.name in self.not_ints:
+            return True
+        made = self.made.get(atom.name)
+        if made is None or made.target in self.operators or made.prim not in PRIMITIVES:
+            return False
+        if made.prim in _FACTORIES:
+            return True
+        impl = PRIMITIVES[made.prim].impl
+        return str(getattr(impl, "__module__", None) or type(impl).__module__).startswith(
+            "numpy") and made.prim not in ("shape", "ndim", "size") and any(
+            self._numpy_value(b, depth + 1) for b in made.args)
 
     def _sequence(self, atom: Any) -> type | None:
         """list or tuple where ``atom`` holds an argument's (or a part of one), else None

@@ -50,10 +50,9 @@ EXPECTED: dict[str, str] = {
     # given" (`s2s.vmap(f)` and `s2s.vmap(s2s.grad(f))` of the function itself run since
     # objects18: the default passed in place, not batched)
     "dataclass_replace_cfg": "refused",
-    # `np.concatenate(parts)` of a list grown in a loop: grad, vmap, jvp run; hessian and
-    # vmap of grad refused (the gradient's pieces are as many as the list's items, known
-    # only when the code runs; the refusal named `split_like` before this probe)
-    "concat_ragged_loop": "refused",
+    # (concat_ragged_loop: ok since lists18, the gradient of `np.concatenate(parts)` of a
+    # list grown in a loop is a list as long, batched and differentiated again; hessian
+    # and vmap of grad were refused: "cannot be differentiated or batched again")
     # `assert np.all(np.isfinite(x))` under s2s.jit(..., backend="jax"): refused, located
     # (a Python conversion of a traced value), as jax.jit refuses it
     "assert_isfinite_guard": "both refuse",

@@ -46,39 +46,44 @@ EXPECTED: dict[str, str] = {
     # growing from `{}` to `{"a", "b"}`, refused even for a local dict: "changes
     # structure inside the loop")
     "momentum_object_dict": "refused",
-    # `state = tuple(s + h / 6 * (...) for s, p, q, r, w in zip(state, k1, k2, k3, k4))`
-    # in the step loop, `k2 = _lotka(_axpy(state, ...))`: "a tuple, list or dict argument
-    # can only be indexed with a constant key here" (the callee's `tuple(... for ... in
-    # zip(s, k))` runs since this probe; written as a loop appending, refused the same)
-    "rk4_tuple_state": "refused",
-    # `collections.deque(maxlen=3)`: "s2s cannot build `collections.deque` inside the
-    # function: it defines `__new__`"
+    # (rk4_tuple_state: ok since lists18, the step loop's `state = tuple(... for s, p, q,
+    # r, w in zip(state, k1, ...))` unrolled for the tuple's length before the loop; it
+    # was refused: "a tuple, list or dict argument can only be indexed with a constant
+    # key here")
+    # `buf.append(v)` of `collections.deque(maxlen=3)` in a loop over the array `x`,
+    # `sum(buf)` read in the loop: the number of appends is known only when the function
+    # runs: "the list `buf_2` grown in the loop is not used afterwards" (the deque is a
+    # list since containers18, frontend/deques.py; it was refused: "s2s cannot build
+    # `collections.deque` inside the function: it defines `__new__`")
     "deque_window": "refused",
-    # `collections.defaultdict(float)`: likewise ("it defines `__new__`")
+    # `acc[k] += v ** 2` for `k, v in zip("abab", x)`: "the key `k` is known only when
+    # the function runs" (the defaultdict is a dict since containers18, a loop over
+    # constant keys runs, frontend/default_dicts.py; it was refused: "it defines
+    # `__new__`")
     "defaultdict_accumulate": "refused",
     # `with Counted() as c:` of a user context manager: "a `with` over this context: its
     # effect is on something s2s does not follow" (np.errstate, warnings.catch_warnings
-    # only)
+    # only). Kept refused (misc18): its `__enter__` changes `c.entered`, which the
+    # function returns; running `__enter__`/`__exit__` as forward statements is sound
+    # only where they touch nothing the function computes, which s2s does not check
     "with_context_manager": "refused",
-    # vmap of grad and hessian: `i, f, g, o = np.split(z, 4)` of a value per example:
-    # "vmap cannot batch this: `split_like` of a list the function did not build"
-    # (grad, jvp, jit run)
-    "lstm_cell_split": "refused",
+    # (lstm_cell_split: ok since lists18, the gradient of `np.concatenate([x, h])` in the
+    # loop splits by the list popped from the tape, batched by its items' kinds; vmap of
+    # grad and hessian were refused: "`split_like` of a list the function did not build")
     # (`batchnorm_object_train` was refused: `self.mean = ...` in `BatchNorm.__call__`
-    # "the caller passed it"; `y = bn(x, training=True)` runs since probe 18, the
+    # "the caller passed it"; `y = bn(x, training=True)` runs since objects18, the
     # method written returning `(value, fields)`: frontend/stateful.py)
-    # jvp, vmap of grad, hessian (the probe calls it from a lambda: a callee): the list
-    # `p = [np.ones_like(x), x]` grown by `p.append(...)` with `p[-1]`, `p[-2]` reads: "a
-    # tuple, list or dict argument can only be indexed with a constant key here" (grad
-    # and jit of the function itself run)
-    "legendre_list_recurrence": "refused",
-    # `getattr(self, f"act_{self.kind}")(...)`: "an f-string of values known only when
-    # the function runs" (`self.kind` of an object built in the function is read where
-    # the code runs; `getattr(np, name)` of a name known now runs since probe 12b)
-    "getattr_method_fstring": "refused",
-    # `itertools.chain.from_iterable(groups)`: "(builtin_function_or_method) is not a
-    # function s2s can transform" (`itertools.product`, `itertools.pairwise` run)
-    "chain_from_iterable": "refused",
+    # (legendre_list_recurrence: ok since lists18, a callee's `zip(coefs, p)` reads its
+    # tuple default `coefs` at the loop's run-time counter; it was refused under jvp, vmap
+    # of grad, hessian: "a tuple, list or dict argument can only be indexed with a
+    # constant key here")
+    # (getattr_method_fstring: ok since containers18, a method naming its function by
+    # a string field, `getattr(self, f"act_{self.kind}")`, is made per the object's
+    # strings and `for layer in layers` of such objects unrolled (named_attrs.py); it was
+    # refused: "an f-string of values known only when the function runs")
+    # (chain_from_iterable: ok since containers18, `for v in chain.from_iterable(gs)`
+    # is a loop in a loop (iterations.py); it was refused: "`itertools.chain.from_iterable`
+    # (builtin_function_or_method) is not a function s2s can transform")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {

@@ -1,0 +1,271 @@
+"""What ``s2s.vjp``'s pullback (``vjp_fn``) runs, fixed when ``vjp`` is called.
+
+JAX's ``vjp`` traces the function once: its pullback computes with the primals,
+closure values and module constants as they were at ``vjp()`` time.  s2s's
+pullback runs emitted code that computes the forward pass again, so that code, the
+primals it is given and the free names it reads are all taken at ``vjp()`` time:
+the primals copied (the caller may write into its arrays, ``w[:] = 0``), the
+emitted function generated for the free names' kinds then, and each free name's
+object then (a closure variable rebound by a loop, a module constant rebound)
+given to the code again at each pullback call (``Frozen.call``).
+
+An array a free name holds is kept as that object, not copied: an array written
+into in place after ``vjp()`` is read with its new contents, as JAX's pullback on a
+CPU reads them (its constant shares the NumPy array's memory: ``X[:] = 0`` after
+``jax.vjp(lambda w: jnp.sin(X @ w), w)`` gives zeros), and no data set is copied
+at each step.
+"""
+
+from __future__ import annotations
+
+import dis
+import linecache
+import sys
+import threading
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from ..caches import LRU
+from ..errors import Loc, TransformError
+from .signatures import _Refreshed
+from .trees import _copies
+
+
+def _snapshot(fn: Callable) -> list[tuple[str, Any, list | None]]:
+    """``(name, object, callee's snapshot or None)`` of each free name the emitted
+    function ``fn`` reads (a callee emitted apart: its own free names too)."""
+    taken: list[tuple[str, Any, list | None]] = []
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        if type(var) is _Refreshed:
+            taken.append((name, var.fn, _snapshot(var.fn)))
+        else:
+            taken.append((name, _kept(var.read()), None))
+    return taken
+
+
+_AS_IT_IS = (np.ndarray, np.generic, int, float, complex, bool, str, bytes, type(None),
+             type, types.FunctionType, types.BuiltinFunctionType)
+
+
+def _kept(value: Any, depth: int = 0) -> Any:
+    """``value`` as the emitted code reads it at a later call as it would now: a
+    module, a plain object (``cfg.scale``), a dict or list the code reads attributes or
+    items of, copied (shallow, three levels down: an attribute rebound later is not
+    seen); an array, a number, a function, a class as it is."""
+    kind = type(value)
+    if kind in _AS_IT_IS or depth > 3 or isinstance(value, _AS_IT_IS):
+        return value
+    if kind is dict:
+        return {k: _kept(v, depth + 1) for k, v in value.items()}
+    if kind is list:
+        return [_kept(v, depth + 1) for v in value]
+    if kind is tuple:
+        return tuple(_kept(v, depth + 1) for v in value)
+    if kind is types.ModuleType:
+        made = types.ModuleType(value.__name__)
+        made.__dict__.update(value.__dict__)  # (its names' objects: not copied)
+        return made
+    own = getattr(value, "__dict__", None)
+    if kind is types.SimpleNamespace:
+        return types.SimpleNamespace(**{k: _kept(v, depth + 1) for k, v in own.items()})
+    if type(own) is not dict or hasattr(kind, "__slots__") or kind.__module__ == "builtins":
+        return value
+    try:
+        made = object.__new__(kind)  # (no __init__ nor __copy__ of the user's)
+    except TypeError:  # (a subclass of a builtin type: as it is)
+        return value
+    made.__dict__.update({k: _kept(v, depth + 1) for k, v in own.items()})
+    return made
+
+
+def _restore(fn: Callable, taken: list[tuple[str, Any, list | None]]) -> None:
+    namespace = fn.__globals__
+    for name, value, inner in taken:
+        if inner is not None:
+            _restore(value, inner)
+        namespace[name] = value
+
+
+class Frozen:
+    """The emitted VJP function of a transform ``t`` for ``primals`` (of structures
+    ``kinds``, ``float_args`` the differentiated ones), with copies of the primals,
+    the defaults and the free names' objects as they are now."""
+
+    __slots__ = ("fn", "primals", "rest", "free")
+
+    def __init__(self, t: Any, kinds: tuple, float_args: tuple, primals: tuple) -> None:
+        t._refresh()  # (a free name that changed kind: normalized again, now)
+        _, self.fn = t._generate(kinds, float_args, True, nargs=len(primals),
+                                 inner_args=primals)
+        self.free = _snapshot(self.fn)
+        self.rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+        self.primals = _copies(primals)  # (never the caller's arrays: it may write)
+
+    def call(self, cotangent: Any) -> Any:
+        """The emitted code run on the kept primals, its free names holding the
+        objects they held at ``vjp()`` (set just before the call, as
+        ``read_free_names`` sets the current ones for every other call; under the
+        code's lock, where it reads any: pullbacks of one function taken at different
+        points, called on two threads, would set each other's)."""
+        if not self.free:
+            return self.fn(*self.primals, *self.rest, cotangent)
+        with _lock(self.fn):
+            _restore(self.fn, self.free)
+            return self.fn(*self.primals, *self.rest, cotangent)
+
+
+def _lock(fn: Callable) -> threading.RLock:
+    """The lock of an emitted function's free names (made on first use)."""
+    found = fn.__dict__.get("__s2s_pullback_lock__")
+    if found is None:
+        with _LOCKS:
+            found = fn.__dict__.setdefault("__s2s_pullback_lock__", threading.RLock())
+    return found
+
+
+_LOCKS = threading.Lock()
+
+
+# ---- linearize's linear function (api/extras.py) ------------------------------------
+
+_MISSING = object()
+
+
+def frozen_function(fun: Any) -> Any:
+    """``fun`` with closure cells of its own holding what its cells hold now (a
+    closure variable rebound later is not seen: a family member of ``fun``'s code,
+    api/families.py, so no transform is made again); a bound method, bound to a
+    shallow copy of its object (an attribute rebound later is not seen: s2s
+    transforms a method per class); ``fun`` itself where it has no closure or is
+    neither."""
+    if type(fun) is types.MethodType:
+        obj = fun.__self__
+        if isinstance(getattr(obj, "__dict__", None), dict) and \
+                not hasattr(type(obj), "__slots__") and not isinstance(obj, type):
+            try:
+                made = object.__new__(type(obj))  # (no __init__ nor __copy__ of the user's)
+            except TypeError:  # (a subclass of a builtin type: as it is)
+                return fun
+            made.__dict__.update(obj.__dict__)
+            return types.MethodType(frozen_function(fun.__func__), made)
+        return fun
+    if type(fun) is not types.FunctionType or not fun.__closure__:
+        return fun
+    try:
+        cells = tuple(types.CellType(c.cell_contents) for c in fun.__closure__)
+    except ValueError:  # (an empty cell: the call raises as the user's would)
+        return fun
+    made = types.FunctionType(fun.__code__, fun.__globals__, fun.__name__,
+                              fun.__defaults__, cells)
+    made.__kwdefaults__ = dict(fun.__kwdefaults__) if fun.__kwdefaults__ else None
+    made.__qualname__, made.__module__ = fun.__qualname__, fun.__module__
+    made.__dict__.update(fun.__dict__)
+    return made
+
+
+def module_reads(fun: Any) -> tuple[dict, dict[str, Any]]:
+    """``(module namespace, {name: object})`` of the module names ``fun``'s code (its
+    nested code, and the same module's functions it names) reads, as they are now."""
+    namespace = getattr(fun, "__globals__", None)
+    if type(fun) is not types.FunctionType or type(namespace) is not dict:
+        return {}, {}
+    taken: dict[str, Any] = {}
+    codes, seen = [fun.__code__], set()
+    while codes:
+        code = codes.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes += [c for c in code.co_consts if type(c) is types.CodeType]
+        for name in _global_names(code):
+            value = namespace.get(name, _MISSING)
+            if value is _MISSING or name in taken:
+                continue
+            taken[name] = value
+            if type(value) is types.FunctionType and value.__globals__ is namespace:
+                codes.append(value.__code__)
+    return namespace, taken
+
+
+def _global_names(code: types.CodeType) -> tuple[str, ...]:
+    """The names ``code`` reads as globals (not an attribute's: ``obj.x`` is no read
+    of a module's ``x``)."""
+    names = _GLOBAL_NAMES.get(code)
+    if names is None:
+        names = _GLOBAL_NAMES[code] = tuple(dict.fromkeys(
+            i.argval for i in dis.get_instructions(code)
+            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")))
+    return names
+
+
+_GLOBAL_NAMES: LRU[types.CodeType, tuple[str, ...]] = LRU(256)
+
+
+def _library(value: Any) -> bool:
+    """A module of Python's or of an installed package (``np``: its attributes are
+    not the user's settings; not compared at each call)."""
+    top = value.__name__.partition(".")[0]
+    where = getattr(value, "__file__", None) or ""
+    return top in sys.stdlib_module_names or "site-packages" in where or \
+        "dist-packages" in where or top == "s2s"
+
+
+def _same(kept: Any, now: Any, depth: int = 0) -> bool:
+    """Does ``now`` hold what ``kept`` (its ``_kept`` copy) held?"""
+    if kept is now:
+        return True
+    kind = type(kept)
+    if kind is not type(now) or depth > 3:
+        return False
+    if kind in (int, float, complex, bool, str):  # (a number set again: -0.0 is not 0.0)
+        return kept == now and repr(kept) == repr(now)
+    if kind in _AS_IT_IS:
+        return False
+    if kind is dict:
+        return kept.keys() == now.keys() and all(
+            _same(v, now[k], depth + 1) for k, v in kept.items())
+    if kind in (list, tuple):
+        return len(kept) == len(now) and all(
+            _same(a, b, depth + 1) for a, b in zip(kept, now))
+    if kind is types.ModuleType:  # (a shallow copy)
+        mine, theirs = kept.__dict__, now.__dict__
+        return len(mine) == len(theirs) and all(
+            theirs.get(k, _MISSING) is v for k, v in mine.items())
+    return _same(vars(kept), vars(now), depth)
+
+
+def kept_contents(reads: tuple[dict, dict[str, Any]]) -> dict[str, Any]:
+    """``{name: its _kept copy}`` of the module names read that hold a module of the
+    user's, an object, a dict or a list (their attributes and items are compared at
+    each call of linearize's function: ``check_module_reads``)."""
+    out = {}
+    for name, value in reads[1].items():
+        if type(value) is types.ModuleType and _library(value):
+            continue
+        made = _kept(value)
+        if made is not value:
+            out[name] = made
+    return out
+
+
+def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any,
+                       contents: dict[str, Any] | None = None) -> None:
+    """A located error where a module name ``fun`` reads was rebound since
+    ``linearize``, or an attribute or item of what it holds (``contents``): its linear
+    function would compute with the new object (JAX's with the one traced)."""
+    namespace, taken = reads
+    for name, value in taken.items():
+        now = namespace.get(name, _MISSING)
+        if now is not value or contents and name in contents and not _same(
+                contents[name], now):
+            code = fun.__code__
+            line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
+            raise TransformError(
+                f"linearize: the module name `{name}` that `{fun.__name__}` reads was "
+                "rebound (or an attribute or item of it) after `s2s.linearize` was "
+                "called; its linear function runs the code again and would read the "
+                "new object", Loc(code.co_filename, code.co_firstlineno, 1, line),
+                "call `s2s.linearize` again after changing it, or pass it as an "
+                "argument", fun.__name__)

@@ -1,0 +1,110 @@
+"""Issue 23, the thirteenth newcomer probe: 53 everyday functions in domains and styles
+the twelve earlier probes did not cover (newcomer_probe13_fns.py): signal processing (a
+Hann-windowed FFT's magnitudes with ``np.fft.rfftfreq``, an FIR filter by slicing,
+autocorrelation, ``np.correlate``, an exponential smoother by a list, an ``irfft``
+low-pass, ``np.polyfit`` detrending), statistics (Student-t and von Mises
+log-likelihoods, a kernel density, Huber/Tukey chosen by a string in an ``elif`` chain
+ending in ``raise``, the median absolute deviation, ``np.cov(aweights=)``, a probit
+likelihood by ``scipy.special.log_ndtr``, ``logsumexp(b=)``), geometry (quaternions,
+barycentric coordinates, the shoelace area, signed distance functions with Python
+``min``/``max``, point-to-segment distance, haversine), finance (Black-Scholes by
+``erf`` in a lambda, portfolio variance, compound interest in a counted ``while``, the
+Sharpe ratio, a seeded Monte-Carlo price), classic ML (SVM hinge, a GMM E-step, soft
+k-means with a keyword-only temperature, PCA by SVD, kernel ridge, a dict-of-parameters
+MLP), small simulators (Verlet with energies every fifth step, the periodic 2-D heat
+equation, a soft Ising energy, a wave equation by tuple swaps, Lotka-Volterra over a
+dict) and Python styles (early returns, ``elif`` chains on config strings, a bisection
+in a counted ``while``, a walrus in an ``if``, ``match`` with a capture, nested helpers
+with keyword-only defaults, ``continue``, ``sorted`` dict items in a ``zip``, ``for ...
+else``, a dict of lambdas, ``enumerate(start=)``, ``*`` unpacking of an array in a
+call, ``isinstance`` on a parameter, ``__slots__``), through grad at calls 1, 3 and 10,
+value_and_grad, jvp, vmap of grad, hessian, jit of grad on both backends, grad at
+special inputs (also after ten ordinary calls), vmap of grad there and the caller
+writing into every transform's results; in float64 and float32 against JAX on the same
+source (``newcomer_harness.twin``) or central differences where JAX cannot run a stage.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The default tier runs a
+cheap subset against central differences (no JAX)."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe13_cases as C
+import newcomer_probe13_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+    # `np.polyfit(t, x, 1)`: "`np.polyfit` (numpy.polyfit) has no derivative rule in s2s
+    # yet" (its `np.arange(n, dtype=float)` was refused too until this probe)
+    "detrend_polyfit": "refused",
+    # `np.cov(pts, aweights=w)`: "`np.cov` called with arguments s2s does not support:
+    # got an unexpected keyword argument 'aweights'"
+    "weighted_cov_aweights": "refused",
+    # jit of grad on the JAX backend: Python's `min(max(q[0], q[1]), 0.0)` on traced
+    # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
+    # TypeError, `np.where` of a value and a path's None, until this probe)
+    "sdf_union": "both refuse",
+    # vmap of grad and hessian: `np.concatenate([edge, u[2:] - ..., edge])` carried by
+    # the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap`: "vmap cannot batch
+    # this: `split_like` of a list the function did not build" (grad, jvp, jit run)
+    "wave_leapfrog_swap": "refused",
+    # `combine(*x)` of an array argument: "`*` here spreads a value whose length s2s
+    # does not know when it transforms the function" (JAX unpacks a traced array by
+    # its static length)
+    "star_unpack_call": "refused",
+    # jvp (the probe binds the first argument in a lambda, `kind` left to its default):
+    # `match kind:` with a last `case other: raise ...` (a capture): "this `match` tests
+    # `kind`, a value known only when the function runs" (grad, vmap of grad, hessian,
+    # jit run)
+    "match_string_capture": "refused",
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+    # value_and_grad's value and jvp's float64 where JAX's are float32, as NumPy's own
+    # function gives: `* np.sqrt(periods)` of the int 252 is a float64 scalar
+    "sharpe_ratio": "dtype",
+    # likewise: `u * np.arange(u.size).reshape(u.shape)` (float32 times int64) is float64
+    "heat_2d_periodic": "dtype",
+}
+# Until this probe (fixed in it, tests/frontend/test_probe13_fixes.py):
+# windowed_fft_magnitude WRONG (grad at ones(6): np.abs of a complex zero bin had
+# derivative 1, JAX's 0) and refused (`np.fft.rfftfreq`); robust_loss_by_name,
+# elif_chain_optimizer refused (`else: raise` in an `elif` chain); probit_log_ndtr
+# refused (`scipy.special.log_ndtr`); black_scholes_call refused on the JAX backend
+# (`scipy.special.erf` in a lambda read SciPy's); sorted_items_zip refused
+# (`sorted(WEIGHTS.items())` of a module dict in a zip); sdf_union internal (above).
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, C.twin(), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
+
+def test_cheap_subset_against_central_differences() -> None:
+    """The default tier's share of the probe (no JAX): grad of a Lotka-Volterra step
+    over a dict state built by a dict comprehension, and of a function with keyword-only
+    parameters, three calls each, against central differences."""
+    for name in ("lotka_volterra_dict", "kwonly_scale_shift"):
+        f = getattr(F, name)
+        g = s2s.grad(f)
+        x0 = C.CASES[name][0][0]
+        for c in range(3):
+            x = x0 * (1.0 + 0.1 * c)
+            np.testing.assert_allclose(g(x), H.fd_grad(f, (x,), 1e-6), rtol=1e-6,
+                                       atol=1e-8, err_msg=f"{name} call {c}")
