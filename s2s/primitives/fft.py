@@ -20,7 +20,7 @@ from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast, weights_along
 from .batching import Batch, NoBatchRule, args_text, axis_arg, batch_rule, operand
-from .registry import Refused, call_spelling, deflinear, defprim, defvjp
+from .registry import REFUSED, Refused, call_spelling, deflinear, defprim, defvjp
 
 ONE_D = "(a, n=None, axis=-1, norm=None)"
 N_D = "(a, s=None, axes=None, norm=None)"
@@ -47,7 +47,7 @@ def _deffft(name, sig, note):
 
 for _name in ("fftfreq", "rfftfreq"):
     defprim("fft." + _name, getattr(np.fft, _name), "(n, d=1.0)", family="fft",
-            nondiff=True, spelling=call_spelling("np.fft." + _name),
+            nondiff=True, spelling=call_spelling("np.fft." + _name), batch=REFUSED,
             note="the sample frequencies of a length: a constant, no derivative flows")
 
 
