@@ -46,9 +46,6 @@ EXPECTED: dict[str, str] = {
     # `np.polyfit(t, x, 1)`: "`np.polyfit` (numpy.polyfit) has no derivative rule in s2s
     # yet" (its `np.arange(n, dtype=float)` was refused too until this probe)
     "detrend_polyfit": "refused",
-    # `np.cov(pts, aweights=w)`: "`np.cov` called with arguments s2s does not support:
-    # got an unexpected keyword argument 'aweights'"
-    "weighted_cov_aweights": "refused",
     # jit of grad on the JAX backend: Python's `min(max(q[0], q[1]), 0.0)` on traced
     # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
     # TypeError, `np.where` of a value and a path's None, until this probe)
@@ -82,6 +79,8 @@ EXPECTED_F32: dict[str, str] = {
 # refused (`scipy.special.log_ndtr`); black_scholes_call refused on the JAX backend
 # (`scipy.special.erf` in a lambda read SciPy's); sorted_items_zip refused
 # (`sorted(WEIGHTS.items())` of a module dict in a zip); sdf_union internal (above).
+# After it: weighted_cov_aweights refused (`np.cov(pts, aweights=w)`: "got an unexpected
+# keyword argument 'aweights'") until np.cov's weights became a form (test_weighted_cov.py).
 
 
 @pytest.mark.slow
