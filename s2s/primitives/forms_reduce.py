@@ -258,7 +258,7 @@ def _cov(args, kwargs, items):
         fact = step("subtract", w_sum, c(ddof))
     else:
         spread = step("divide", step("sum", step("multiply", w, a)), w_sum)
-        fact = step("subtract", w_sum, step("multiply", c(ddof), spread))
+        fact = step("subtract", w_sum, spread if ddof == 1 else step("multiply", c(ddof), spread))
     fact = step("maximum", fact, c(0.0))
     step("squeeze", step("divide", step("matmul", xc, x_t), fact))
     return steps
