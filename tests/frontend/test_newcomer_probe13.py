@@ -43,9 +43,6 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # `np.polyfit(t, x, 1)`: "`np.polyfit` (numpy.polyfit) has no derivative rule in s2s
-    # yet" (its `np.arange(n, dtype=float)` was refused too until this probe)
-    "detrend_polyfit": "refused",
     # jit of grad on the JAX backend: Python's `min(max(q[0], q[1]), 0.0)` on traced
     # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
     # TypeError, `np.where` of a value and a path's None, until this probe)
@@ -82,6 +79,8 @@ EXPECTED_F32: dict[str, str] = {
 # match_string_capture refused under jvp of a lambda (`match kind:` ending in `case other:
 # raise`, `kind` a helper's parameter: "a value known only when the function runs") until
 # a last capture case joined the literal chain (test_match_capture.py).
+# detrend_polyfit refused (`np.polyfit(t, x, 1)`: "has no derivative rule in s2s yet")
+# until np.polyfit became a form of vander and pinv (test_polyfit_form.py).
 
 
 @pytest.mark.slow
