@@ -51,10 +51,6 @@ EXPECTED: dict[str, str] = {
     # the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap`: "vmap cannot batch
     # this: `split_like` of a list the function did not build" (grad, jvp, jit run)
     "wave_leapfrog_swap": "refused",
-    # `combine(*x)` of an array argument: "`*` here spreads a value whose length s2s
-    # does not know when it transforms the function" (JAX unpacks a traced array by
-    # its static length)
-    "star_unpack_call": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
@@ -81,6 +77,9 @@ EXPECTED_F32: dict[str, str] = {
 # a last capture case joined the literal chain (test_match_capture.py).
 # detrend_polyfit refused (`np.polyfit(t, x, 1)`: "has no derivative rule in s2s yet")
 # until np.polyfit became a form of vander and pinv (test_polyfit_form.py).
+# star_unpack_call refused (`combine(*np.sin(x))`, `combine(x[0], *x[1:3], d=x[3])`: "`*`
+# here spreads a value whose length s2s does not know") until star_items.py took any
+# spread expression and trailing parameters named by keyword (test_star_spread_expr.py).
 
 
 @pytest.mark.slow
