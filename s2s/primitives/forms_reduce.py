@@ -244,8 +244,8 @@ def _cov(args, kwargs, items):
     f64 = Const(np.float64, "np.float64")
     # the variables as rows (NumPy transposes a 2-D m for rowvar=False, not a 1-D one)
     x = step("atleast_2d", p["m"] if rowvar else step("transpose", p["m"]))
-    a = step("astype", p["aweights"], f64) if aw else None
-    w = step("astype", p["fweights"], f64) if fw else a
+    a = step("asarray", p["aweights"], dtype=f64) if aw else None  # (a list too)
+    w = step("asarray", p["fweights"], dtype=f64) if fw else a
     if fw and aw:
         w = step("multiply", w, a)
     w_sum = step("sum", w)

@@ -63,6 +63,18 @@ def test_value_is_numpys() -> None:
     np.testing.assert_allclose(val, want, 1e-12)
 
 
+def test_weights_written_as_lists() -> None:
+    """Weights as a list and a tuple literal (NumPy takes them; an internal TypeError
+    of ``np.astype`` of a list before): value and grad."""
+
+    def f(m):
+        return np.sum(np.cov(m, aweights=[1.0, 2.0, 0.5, 1.0], fweights=(1, 2, 1, 1)))
+
+    val, grad = s2s.value_and_grad(f)(M)
+    np.testing.assert_allclose(val, f(M), 1e-12)
+    np.testing.assert_allclose(grad, fd_grad(f, (M,), 1e-6), 1e-6, 1e-8)
+
+
 def test_y_with_weights_is_located() -> None:
     """``y=`` with weights: a located refusal at the user's line."""
 
