@@ -524,7 +524,7 @@ def _spread(self: FunctionLowerer, arg: cst.Arg, star: tuple[int, str] | None = 
             "keys" in let.params:
         return dict(zip(let.params["keys"], let.args))
     if arg.star == "*" and star is not None and isinstance(atom, Var):
-        return star_items(self.n, arg, *star)  # (a length known per call: checked)
+        return star_items(self.n, arg, *star, atom)  # (a length known per call: checked)
     raise per_call(self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "

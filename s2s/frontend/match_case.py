@@ -4,7 +4,9 @@ Only the forms whose meaning is a comparison: a subject that is a name (or a dot
 name: reading it again reads the same value), and cases that are literals or dotted
 constants (``case "relu":``, compared with ``==``), ``None``/``True``/``False``
 (compared with ``is``), alternatives of those (``case "a" | "b":``), an optional
-guard (``case "a" if deep:``), and a last ``case _:``::
+guard (``case "a" if deep:``), and a last ``case _:`` or ``case other:`` (a capture:
+``other = kind`` first in its body; a body that only raises reads ``kind`` in place of
+``other``, so it stays the check ``if not (...): raise``)::
 
     match kind:                      if kind == "relu":
         case "relu":                     y = np.maximum(x, 0.0)
@@ -14,7 +16,7 @@ guard (``case "a" if deep:``), and a last ``case _:``::
         case _:                          y = x
             y = x
 
-Any other pattern (a capture, a sequence, a mapping, a built-in class) makes the chain
+Any other pattern (a capture before the last case, a sequence, a mapping, a built-in class) makes the chain
 of ``match_patterns.py``, decided when the code is generated; what neither writes stays
 a ``match``, which the lowerer refuses at its line.  Synthesized nodes report the position of the node they
 replace, so errors quote the user's line.
@@ -78,10 +80,16 @@ class MatchToIf(StatementRewriter):
         if not _dotted(updated.subject):
             return None
         tests = []
+        bodies = [case.body for case in updated.cases]
         for k, case in enumerate(updated.cases):
-            if _wildcard(case.pattern) and case.guard is None:
+            name = _capture(case.pattern)
+            if (_wildcard(case.pattern) or name is not None) and case.guard is None:
                 if k != len(updated.cases) - 1:
                     return None  # (Python refuses this too: it makes the rest unreachable)
+                if name is not None:
+                    bodies[k] = _captured(case.body, name, updated.subject)
+                    if bodies[k] is None:
+                        return None
                 tests.append(None)
                 continue
             test = _test(updated.subject, case.pattern)
@@ -91,11 +99,11 @@ class MatchToIf(StatementRewriter):
                 test = cst.BooleanOperation(_parens(test), cst.And(), _parens(case.guard))
             tests.append(test)
         chain: Any = None
-        for case, test in reversed(list(zip(updated.cases, tests))):
+        for body, test in reversed(list(zip(bodies, tests))):
             if test is None:
-                chain = cst.Else(case.body)
+                chain = cst.Else(body)
             else:
-                chain = cst.If(test, case.body, chain)
+                chain = cst.If(test, body, chain)
             self._alias_tree(chain, original)
         return chain if isinstance(chain, cst.If) else cst.If(
             cst.Name("True"), chain.body)
@@ -132,6 +140,55 @@ def _dotted(node: Any) -> bool:
 def _wildcard(pattern: Any) -> bool:
     return isinstance(pattern, cst.MatchAs) and pattern.pattern is None and \
         pattern.name is None
+
+
+def _capture(pattern: Any) -> str | None:
+    """The name a bare capture binds (``case other:``, ``case _ as other:``), or None."""
+    if isinstance(pattern, cst.MatchAs) and pattern.name is not None and (
+            pattern.pattern is None or _wildcard(pattern.pattern)):
+        return pattern.name.value
+    return None
+
+
+def _captured(body: Any, name: str, subject: Any) -> Any:
+    """A last ``case name:``'s body as the chain's ``else``: ``name = subject`` first,
+    or, where the body only raises, the raise with the subject read in place of
+    ``name`` (so it stays a raise alone, the check ``_raise_first`` keeps); None
+    where ``name`` might be bound again inside it (a lambda or a comprehension)."""
+    if not _only_raises(body):
+        bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                   subject)])
+        return body.with_changes(body=[bind, *body.body])
+    scoped = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+    class Scoped(cst.CSTVisitor):
+        found = False
+
+        def on_visit(self, n: Any) -> bool:
+            Scoped.found = Scoped.found or isinstance(n, scoped)
+            return True
+
+    body.visit(Scoped())
+    if Scoped.found:
+        return None
+
+    class ReadSubject(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+            return subject if updated.value == name else updated
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return False  # (`.name`: an attribute, not the capture)
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+            return updated.with_changes(value=updated.value.visit(self))
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            return False  # (`f(name=...)`: a keyword)
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> Any:
+            return updated.with_changes(value=updated.value.visit(self))
+
+    return body.visit(ReadSubject())
 
 
 def _test(subject: Any, pattern: Any) -> Any:

@@ -42,7 +42,7 @@ def _count(obj: Any, head: int, node: cst.Call) -> int | None:
     """``star_count`` for the function ``obj`` (``head`` positional values bound before
     the call's own: a partial's)."""
     stars = [a for a in node.args if a.star == "*"]
-    if len(stars) != 1 or not isinstance(stars[0].value, cst.Name):
+    if len(stars) != 1:
         return None
     if not isinstance(obj, types.FunctionType) or any(a.star == "**" for a in node.args):
         return None
@@ -56,26 +56,37 @@ def _count(obj: Any, head: int, node: cst.Call) -> int | None:
     before = head + sum(1 for a in node.args[:position] if not a.keyword)
     named = {a.keyword.value for a in node.args if a.keyword is not None}
     rest = positional[before:]
+    while rest and rest[-1].name in named:  # (`h(x0, *xs, d=x3)`: d by its name)
+        rest = rest[:-1]
     if any(p.name in named for p in rest) or any(
             p.default is not inspect.Parameter.empty for p in rest):
         return None
     return len(rest)
 
 
-def star_items(n: Any, arg: cst.Arg, count: int, callee: str) -> list[Any]:
+def star_items(n: Any, arg: cst.Arg, count: int, callee: str, atom: Any) -> list[Any]:
     """The items of ``*xs`` for a call that takes ``count`` of them: the kept length
-    check, then ``xs[0]``, ..., ``xs[count - 1]`` read as the user's subscripts."""
+    check, then ``xs[0]``, ..., ``xs[count - 1]`` read as the user's subscripts.  An
+    expression spread (``*np.sin(x)``, ``*x[1:3]``; ``atom``, its value computed once)
+    is read through a name of its own."""
     name = arg.value
+    if not isinstance(name, cst.Name):
+        text = cst.Module([]).code_for_node(name)
+        name = cst.Name(f"__s2s_star_{atom.name}")
+        n.env[name.value] = atom.name
+        n.local_names.add(name.value)
+    else:
+        text = name.value
     test = cst.Comparison(
         cst.Call(cst.Name("len"), [cst.Arg(name)]),
         [cst.ComparisonTarget(cst.NotEqual(), cst.Integer(str(count)))])
     words = "no positional argument" if count == 0 else (
         "1 positional argument" if count == 1 else f"{count} positional arguments")
     at = n.loc(arg)
-    message = (f"{callee}() takes {words} from `*{name.value}`, and this call's "
-               f"`{name.value}` holds another number of items (Python's TypeError)\n"
+    message = (f"{callee}() takes {words} from `*{text}`, and this call's "
+               f"`{text}` holds another number of items (Python's TypeError)\n"
                f'  File "{at.file}", line {at.line}, column {at.col}\n    {at.text.strip()}\n'
-               f"  Instead: pass a `{name.value}` of {count} items, or each argument by name")
+               f"  Instead: pass a `{text}` of {count} items, or each argument by name")
     error = cst.Raise(cst.Call(cst.Name("TypeError"), [cst.Arg(cst.SimpleString(
         repr(message)))]))
     for new in (test, error):

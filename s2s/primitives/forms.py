@@ -14,7 +14,11 @@ the primitives they become.
   condition innermost (so the first that holds wins, as NumPy's);
 * ``np.block`` of nested lists is ``np.concatenate`` along the last axes (innermost
   lists along -1), each block made at least as deep as the nesting first (axes of
-  length 1 in front, ``atleast_nd``, from three levels on).
+  length 1 in front, ``atleast_nd``, from three levels on);
+* ``np.polyfit(x, y, deg)`` is NumPy's least squares in other words: the columns of
+  ``np.vander(x, deg + 1)`` scaled to unit norm, ``np.linalg.pinv`` of them (the
+  least-squares solution of a full-rank system, as ``lstsq``'s), the scale divided
+  back out (``deg`` written as an int; no ``w=``, ``full=``, ``cov=``).
 """
 
 import inspect
@@ -219,3 +223,36 @@ def _block(args, kwargs, items):
 defform(np.block, "block", _block,
         "np.concatenate along the last axes (innermost lists along -1) of the blocks "
         "made at least 1-D (2-D for two levels, n-D with axes in front for n levels)")
+
+# ---- np.polyfit ------------------------------------------------------------------------------
+
+
+def _polyfit(args, kwargs, items):
+    p = _bind("(x, y, deg, rcond=None, full=False, w=None, cov=False)", "np.polyfit",
+              args, kwargs)
+    deg = p["deg"].value if isinstance(p["deg"], Const) else None
+    if type(deg) is not int or deg < 0:
+        raise Refused("`deg` must be written as a non-negative int",
+                      "np.polyfit(x, y, 1) (the degree fixes the shapes s2s works with)")
+    for name, default in (("rcond", None), ("full", False), ("w", None), ("cov", False)):
+        if not (isinstance(p[name], Const) and p[name].value is default):
+            raise Refused(f"`{name}=` is not supported", f"leave `{name}=` out")
+    steps: list = []
+
+    def step(name, *a) -> Result:
+        steps.append((name, list(a), {}))
+        return Result(len(steps) - 1)
+
+    # NumPy: lhs = vander(x, deg + 1) with unit-norm columns, lstsq, then c / scale
+    lhs = step("vander", p["x"], Const(deg + 1, str(deg + 1)))
+    scale = step("sqrt", step("sum", step("multiply", lhs, lhs), Const(0, "0")))
+    solve = step("linalg.pinv", step("divide", lhs, scale))
+    solve = step("divide", solve, step("expand_dims", scale, Const(1, "1")))
+    step("matmul", solve, p["y"])
+    return steps
+
+
+defform(np.polyfit, "polyfit", _polyfit,
+        "least squares as NumPy's: np.linalg.pinv of np.vander(x, deg + 1) with unit-norm "
+        "columns, the scale divided back out (x's points distinct: full rank; deg an "
+        "int; no w=, full=, cov=)")

@@ -16,7 +16,12 @@
 * ``np.float32(x)`` / ``np.float16(x)`` are ``np.asarray(x, dtype=...)``: a cast (its
   rules pass the derivative, cast back), a 0-d array of a scalar;
 * ``np.cumsum`` / ``np.cumprod`` with ``dtype=``: the array cast to ``dtype``, then
-  the cumulative operation (as JAX).
+  the cumulative operation (as JAX);
+* ``np.cov(m, fweights=f, aweights=a)`` as NumPy computes it: ``w = f * a`` (each cast
+  to float64), the weighted row means, ``xc @ (xc * w).T.conj() / fact`` with
+  ``fact = sum(w) - ddof * sum(w * a) / sum(w)`` (``sum(w) - ddof`` without ``a``,
+  ``sum(w)`` for ``ddof=0``), 0 where that is not positive (NumPy's warning left out).
+  A call without weights is the ``cov`` primitive's.
 """
 
 import math
@@ -202,3 +207,63 @@ def _scalar_cast(dtype):
 for _dtype in (np.float32, np.float16):
     defform(_dtype, _dtype.__name__, _scalar_cast(_dtype),
             f"np.asarray(x, dtype=np.{_dtype.__name__}): a cast (a 0-d array of a scalar)")
+
+
+# ---- np.cov with fweights= / aweights= ---------------------------------------------------
+
+_COV = "(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, " \
+    "dtype=None)"
+
+
+def _cov(args, kwargs, items):
+    p = _bind(_COV, "np.cov", args, kwargs)
+    fw, aw = _given(p, "fweights"), _given(p, "aweights")
+    if not (fw or aw):
+        return [("cov", list(args), kwargs)]  # (the primitive refuses y= and dtype=)
+    for name in ("y", "dtype"):
+        if _given(p, name):
+            raise Refused(f"`{name}=` together with weights is not supported",
+                          f"leave `{name}=` out (stack y's rows into m first)")
+    rowvar = _constant(p["rowvar"], "rowvar", (True, False))
+    bias = _constant(p["bias"], "bias", (False, True))
+    ddof = p["ddof"].value if isinstance(p["ddof"], Const) else "?"
+    if ddof is not None and (type(ddof) is not int or ddof < 0):
+        raise Refused("`ddof=` must be written as a non-negative int (or left out)",
+                      "pass ddof=1 (the derivative rules read it when s2s transforms "
+                      "the function)")
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    steps: list = []
+
+    def step(name, *a, **k) -> Result:
+        steps.append((name, list(a), k))
+        return Result(len(steps) - 1)
+
+    def c(v):
+        return Const(v, repr(v))
+
+    f64 = Const(np.float64, "np.float64")
+    # the variables as rows (NumPy transposes a 2-D m for rowvar=False, not a 1-D one)
+    x = step("atleast_2d", p["m"] if rowvar else step("transpose", p["m"]))
+    a = step("asarray", p["aweights"], dtype=f64) if aw else None  # (a list too)
+    w = step("asarray", p["fweights"], dtype=f64) if fw else a
+    if fw and aw:
+        w = step("multiply", w, a)
+    w_sum = step("sum", w)
+    avg = step("divide", step("sum", step("multiply", x, w), axis=c(1)), w_sum)
+    xc = step("subtract", x, step("expand_dims", avg, c(1)))
+    x_t = step("conjugate", step("matrix_transpose", step("multiply", xc, w)))
+    if ddof == 0:
+        fact = w_sum
+    elif not aw:
+        fact = step("subtract", w_sum, c(ddof))
+    else:
+        spread = step("divide", step("sum", step("multiply", w, a)), w_sum)
+        fact = step("subtract", w_sum, spread if ddof == 1 else step("multiply", c(ddof), spread))
+    fact = step("maximum", fact, c(0.0))
+    step("squeeze", step("divide", step("matmul", xc, x_t), fact))
+    return steps
+
+
+defform(np.cov, "cov", _cov,
+        "with fweights=/aweights=: NumPy's weighted means and normalisation in terms of "
+        "sum, multiply, matmul (rowvar, bias, ddof written as constants; no y=)")

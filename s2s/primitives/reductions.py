@@ -682,7 +682,7 @@ def trapezoid_rule(b: Batch, s: Let) -> str:
 # to 0, so (G + G.T) @ xc / (N - ddof) is already centred.
 defprim(
     "cov", np.cov, "(m, rowvar=True, bias=False, ddof=None)", diff=("m",),
-    family="reduction", note="m only (no y, fweights, aweights)",
+    family="reduction", note="m only (no y; fweights=, aweights= are a form)",
 )
 
 

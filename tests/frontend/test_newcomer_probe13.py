@@ -43,12 +43,6 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # `np.polyfit(t, x, 1)`: "`np.polyfit` (numpy.polyfit) has no derivative rule in s2s
-    # yet" (its `np.arange(n, dtype=float)` was refused too until this probe)
-    "detrend_polyfit": "refused",
-    # `np.cov(pts, aweights=w)`: "`np.cov` called with arguments s2s does not support:
-    # got an unexpected keyword argument 'aweights'"
-    "weighted_cov_aweights": "refused",
     # jit of grad on the JAX backend: Python's `min(max(q[0], q[1]), 0.0)` on traced
     # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
     # TypeError, `np.where` of a value and a path's None, until this probe)
@@ -57,15 +51,6 @@ EXPECTED: dict[str, str] = {
     # the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap`: "vmap cannot batch
     # this: `split_like` of a list the function did not build" (grad, jvp, jit run)
     "wave_leapfrog_swap": "refused",
-    # `combine(*x)` of an array argument: "`*` here spreads a value whose length s2s
-    # does not know when it transforms the function" (JAX unpacks a traced array by
-    # its static length)
-    "star_unpack_call": "refused",
-    # jvp (the probe binds the first argument in a lambda, `kind` left to its default):
-    # `match kind:` with a last `case other: raise ...` (a capture): "this `match` tests
-    # `kind`, a value known only when the function runs" (grad, vmap of grad, hessian,
-    # jit run)
-    "match_string_capture": "refused",
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
@@ -74,6 +59,9 @@ EXPECTED_F32: dict[str, str] = {
     "sharpe_ratio": "dtype",
     # likewise: `u * np.arange(u.size).reshape(u.shape)` (float32 times int64) is float64
     "heat_2d_periodic": "dtype",
+    # likewise: `y * np.arange(1, x.shape[0] + 1)` (float32 times int64) is float64
+    # (refused until a last `case other:` joined match_case.py's literal chain)
+    "match_string_capture": "dtype",
 }
 # Until this probe (fixed in it, tests/frontend/test_probe13_fixes.py):
 # windowed_fft_magnitude WRONG (grad at ones(6): np.abs of a complex zero bin had
@@ -82,6 +70,16 @@ EXPECTED_F32: dict[str, str] = {
 # refused (`scipy.special.log_ndtr`); black_scholes_call refused on the JAX backend
 # (`scipy.special.erf` in a lambda read SciPy's); sorted_items_zip refused
 # (`sorted(WEIGHTS.items())` of a module dict in a zip); sdf_union internal (above).
+# After it: weighted_cov_aweights refused (`np.cov(pts, aweights=w)`: "got an unexpected
+# keyword argument 'aweights'") until np.cov's weights became a form (test_weighted_cov.py).
+# match_string_capture refused under jvp of a lambda (`match kind:` ending in `case other:
+# raise`, `kind` a helper's parameter: "a value known only when the function runs") until
+# a last capture case joined the literal chain (test_match_capture.py).
+# detrend_polyfit refused (`np.polyfit(t, x, 1)`: "has no derivative rule in s2s yet")
+# until np.polyfit became a form of vander and pinv (test_polyfit_form.py).
+# star_unpack_call refused (`combine(*np.sin(x))`, `combine(x[0], *x[1:3], d=x[3])`: "`*`
+# here spreads a value whose length s2s does not know") until star_items.py took any
+# spread expression and trailing parameters named by keyword (test_star_spread_expr.py).
 
 
 @pytest.mark.slow
