@@ -44,6 +44,7 @@ from ..frontend.synthesize import (
     synthesize,
 )
 from ..frontend.typetests import ArgType, type_tested
+from ..ir.names import PRIVATE
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from . import pipeline, value_methods
@@ -213,9 +214,8 @@ def _partial_wrapper(p: functools.partial, nargs: int | None = None,
     keyword names ``keys``, as for a variadic function (``variadic_wrapper``)."""
     inner = as_function(p.func)
     name = getattr(inner, "__name__", "partial")
-    if not name.isidentifier():
-        name = "partial"
-    namespace: dict[str, Any] = {name: inner}
+    name = name if name.isidentifier() else "partial"
+    namespace: dict[str, Any] = {name: inner, PRIVATE: True}  # (no one else rebinds it)
     bound = []
     for i, value in enumerate(p.args):
         namespace[f"partial_arg_{i}"] = value

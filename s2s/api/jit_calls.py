@@ -346,9 +346,13 @@ def guarded_call(self: Jitted) -> Callable:
             return fn(*args, **kwargs)
         except NeedFree as err:  # (another free name met: read it too from now on)
             self._calls -= 1
+            known = len(free.names)
             take_free(self, err)
             _drop_entries(fn)
             lane[0] = None
+            if len(free.names) == known:  # (none new: a value to pass, not to guard)
+                own_call(self, general)
+                return general(*args, **kwargs)
             return _call_guarded(*args, **kwargs)
         except (unkeyed, TypeError) as err:  # (a dict, a string in a container: the
             self._calls -= 1  # free path's way from now on)

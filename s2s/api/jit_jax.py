@@ -97,7 +97,7 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
         value = fn.__globals__[name]
         var = plain_vars.get(name)
-        if var is not None:  # (read at every call: jit_jax_free)
+        if var is not None and not jit_jax_reads.private(var):  # (read at every call)
             value = jit_jax_free.read(jit_jax_reads.var_key(var), jit_jax_reads.var_getter(var),
                                       value)
         value = translator(value)

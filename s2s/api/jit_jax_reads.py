@@ -10,10 +10,11 @@ from typing import Any, Callable
 
 from ..frontend.resolve import UPSTREAM, FreeVar
 from ..frontend.static import ReadVar, StaticVar
+from ..ir.names import PRIVATE
 from . import jit_jax_free
 
 __all__ = ["READ_VARS", "var_key", "var_getter", "module_getter", "cell_getter",
-           "read_ir_names"]
+           "read_ir_names", "private"]
 
 READ_VARS = (FreeVar, ReadVar, StaticVar)  # (free names a call reads: jit_jax_free)
 
@@ -51,13 +52,20 @@ def cell_getter(cell: Any) -> Callable[[], Any]:
 _CELL_CONTENTS = operator.attrgetter("cell_contents")
 
 
+def private(var: Any) -> bool:
+    """A name of a namespace s2s made and no one rebinds (a partial's wrapper, made in
+    a trace too: ``s2s.grad(partial(g, w=np.cos(x)))``, its values the trace's own):
+    not a free name to read at every call (what the partial came from is one)."""
+    return var.cell is None and var.scope is not None and PRIVATE in var.scope
+
+
 def read_ir_names(ir: Any) -> None:
     """The free names of a transform's IR, read as the trace's free values
     (jit_jax_free.read): the emitted code does not read a callee it inlined
     (``ACT(x)`` of a module name ``ACT``), whose rebinding makes the NumPy backend
     normalize again; guarded by identity, the jit traces again too."""
     for var in getattr(ir, "free", {}).values():
-        if type(var) in READ_VARS:
+        if type(var) in READ_VARS and not private(var):
             try:
                 value = var.read()
             except (NameError, KeyError, ValueError, AttributeError):

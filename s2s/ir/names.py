@@ -159,3 +159,4 @@ def rename(stmts: list[Stmt], old: str, new: str) -> None:
 # In the namespace of emitted code: ``{name: FreeVar}`` for the names it reads from the
 # user's module (or from other emitted code), of which it holds copies between calls
 UPSTREAM = "__s2s_upstream__"
+PRIVATE = "__s2s_private__"  # (a namespace s2s made that no one rebinds: a partial's)
