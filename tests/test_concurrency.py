@@ -231,6 +231,47 @@ def test_one_vmap_object_called_with_different_ranks_at_once() -> None:
             np.testing.assert_allclose(r, [m.f0(e) for e in b], rtol=1e-12)
 
 
+def test_a_vmap_specializes_the_code_its_own_first_call_made(monkeypatch) -> None:
+    """Two threads' first calls of one vmap, batches of ranks 2 and 3: the code text
+    each keeps to specialize at its shapes' second call is its own, not the latest any
+    thread made (``Vmapped._call`` read ``self._last`` after generating: a rank-3 batch
+    then ran rank-2 code, (3, 2) results where the loop gives (3,); seen once in a
+    full run of the test above).  The rank-3 call waits (at most 1 s) after its code
+    is made until the rank-2 call has made its own."""
+    from s2s.api import vectorize
+
+    m = fresh_module()
+    v = s2s.vmap(m.f0)
+    real = vectorize.Vmapped._function_for
+    made_a, made_b = threading.Event(), threading.Event()
+
+    def slowed(self, args, paths=None):
+        fn = real(self, args, paths)
+        if np.ndim(args[0]) == 3:
+            made_a.set()
+            made_b.wait(timeout=1.0)
+        else:
+            made_b.set()
+        return fn
+
+    monkeypatch.setattr(vectorize.Vmapped, "_function_for", slowed)
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(3, 4, 2))
+
+    def a_after_b() -> Any:
+        made_a.wait(timeout=5.0)
+        return v(a)
+
+    with ThreadPoolExecutor(2) as pool:
+        first = [pool.submit(a_after_b), pool.submit(v, b)]
+        got = [f.result() for f in first]
+    monkeypatch.undo()
+    for x, r in zip((a, b), got):
+        np.testing.assert_allclose(r, [m.f0(e) for e in x], rtol=1e-12)
+    for x in (a, b, a, b, a):  # second calls and on: specialized from the kept text
+        np.testing.assert_allclose(v(x), [m.f0(e) for e in x], rtol=1e-12)
+
+
 def test_no_cache_is_written_to_disk(monkeypatch, tmp_path) -> None:
     """s2s keeps its caches in memory: transforming writes no files (so there is no
     on-disk entry to corrupt or to write non-atomically)."""

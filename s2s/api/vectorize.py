@@ -297,16 +297,17 @@ class Vmapped(Transformed):
             del self._guards[fast]
             self._clear_hot()  # (its hot entry ran the code just dropped)
         if fn is None:
-            fn = self._function_for(args, ())
-            assert self._last is not None
-            if "raise OtherPath(" in self._last[0]:  # (code made per path: never
+            with _LOCK:  # (`_last`: this call's code, not another thread's of other ranks)
+                fn, made = self._function_for(args, ()), self._last
+            assert made is not None
+            if "raise OtherPath(" in made[0]:  # (code made per path: never
                 fn = PathVariants(self, fn)  # specialized, nor a hot entry)
             if fast is not None:
                 self._fast[fast] = fn
                 if self.specialize and not isinstance(fn, PathVariants) and not any(
                         np.ndim(a) and np.result_type(a).kind in "iub"
                         for a in _leaves(args)):
-                    self._pending[fast] = self._last[0]
+                    self._pending[fast] = made[0]
         elif fast in self._pending:
             signatures.read_free_names(fn)
             return _unshared(_none_for_nones(self._specialize_batched(fast, fn, args)),
