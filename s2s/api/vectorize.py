@@ -299,9 +299,8 @@ class Vmapped(Transformed):
         if fn is None:
             with _LOCK:  # (`_last`: this call's code, not another thread's of other ranks)
                 fn, made = self._function_for(args, ()), self._last
-            assert made is not None
-            if "raise OtherPath(" in made[0]:  # (code made per path: never
-                fn = PathVariants(self, fn)  # specialized, nor a hot entry)
+            if "raise OtherPath(" in made[0]:  # (per path: never specialized, nor hot)
+                fn = PathVariants(self, fn)
             if fast is not None:
                 self._fast[fast] = fn
                 if self.specialize and not isinstance(fn, PathVariants) and not any(
