@@ -24,7 +24,6 @@ GAPS: dict[str, str] = {name: "reverse.py refuses split_like of an array (or of 
                         "its count of results is known only when the code runs"
                         for name in ("f_vstack_rows", "f_hstack_rows", "f_column_stack_rows",
                                      "f_dstack_rows", "f_concatenate_rows",
-                                     "f_joins_of_lists_of_rows",
                                      "f_multi_dot_matrices")}
 
 

@@ -34,7 +34,7 @@ ROWS_JOINED = ("reverse.py refuses split_like of an array (or of list(x)): its c
                "of results is known only when the code runs")
 GAPS_GRAD: dict = {name: ROWS_JOINED for name in (
     "f_vstack_rows", "f_hstack_rows", "f_column_stack_rows", "f_dstack_rows",
-    "f_concatenate_rows", "f_joins_of_lists_of_rows", "f_multi_dot_matrices")}
+    "f_concatenate_rows", "f_multi_dot_matrices")}
 
 
 def gap_params(gaps: dict) -> list:

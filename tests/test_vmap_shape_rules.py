@@ -47,7 +47,7 @@ BLOCKED_GRADS = {
     "f_tile": "normalize: list comprehension in the emitted tile VJP",
     "f_tile_empty_and_unit_axes": "the emitted tile VJP holds a list comprehension",
     **{name: "reverse.py refuses split_like of an array (or of list(x))" for name in (
-        "f_column_stack_rows", "f_dstack_rows", "f_joins_of_lists_of_rows")},
+        "f_column_stack_rows", "f_dstack_rows")},
 }
 
 
