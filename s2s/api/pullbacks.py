@@ -21,7 +21,6 @@ from __future__ import annotations
 import dis
 import linecache
 import sys
-import threading
 import types
 from typing import Any, Callable
 
@@ -80,12 +79,58 @@ def _kept(value: Any, depth: int = 0) -> Any:
     return made
 
 
-def _restore(fn: Callable, taken: list[tuple[str, Any, list | None]]) -> None:
-    namespace = fn.__globals__
-    for name, value, inner in taken:
-        if inner is not None:
-            _restore(value, inner)
-        namespace[name] = value
+class _Held:
+    """A free name of a pullback's own code: reads the object it held at ``vjp()``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def read(self) -> Any:
+        return self.value
+
+
+def _own_code(fn: Callable, taken: list[tuple[str, Any, list | None]],
+              made: dict[int, dict] | None = None) -> Callable:
+    """A copy of the emitted function ``fn`` whose module namespace is its own: a copy
+    of ``fn``'s, its free names holding the objects ``taken`` (an emitted callee's
+    copy made so too), its sibling functions (defined by the same emitted module)
+    bound to it.  Nothing shared is written: a grad of another function calling the
+    same emitted callee, on another thread, reads its own objects meanwhile (setting
+    them back into the shared namespace under a lock of the pullback's raced it)."""
+    made = {} if made is None else made
+    shared = fn.__globals__
+    namespace = made.get(id(shared))
+    if namespace is None:
+        namespace = made[id(shared)] = dict(shared)
+        for name, value, inner in taken:
+            namespace[name] = _own_code(value, inner, made) if inner is not None else value
+        for name in _siblings(fn):
+            namespace[name] = _rebound(shared[name], namespace)
+    copy = _rebound(fn, namespace)
+    copy.__s2s_free__ = [(n, _Held(namespace[n])) for n, _, _ in taken]  # type: ignore
+    return copy
+
+
+def _rebound(fn: Callable, namespace: dict) -> Callable:
+    copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = fn.__qualname__
+    copy.__dict__.update(fn.__dict__)
+    return copy
+
+
+def _siblings(fn: Callable) -> tuple[str, ...]:
+    """The names of the functions ``fn``'s emitted module defines besides ``fn``."""
+    found = fn.__dict__.get("__s2s_siblings__")
+    if found is None:
+        namespace = fn.__globals__
+        found = fn.__dict__["__s2s_siblings__"] = tuple(
+            n for n, v in list(namespace.items()) if type(v) is types.FunctionType and
+            v.__globals__ is namespace and v is not fn)
+    return found
 
 
 class Frozen:
@@ -100,32 +145,15 @@ class Frozen:
         _, self.fn = t._generate(kinds, float_args, True, nargs=len(primals),
                                  inner_args=primals)
         self.free = _snapshot(self.fn)
+        if self.free:  # (the code, its namespace and its callees' its own)
+            self.fn = _own_code(self.fn, self.free)
         self.rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
         self.primals = _copies(primals)  # (never the caller's arrays: it may write)
 
     def call(self, cotangent: Any) -> Any:
         """The emitted code run on the kept primals, its free names holding the
-        objects they held at ``vjp()`` (set just before the call, as
-        ``read_free_names`` sets the current ones for every other call; under the
-        code's lock, where it reads any: pullbacks of one function taken at different
-        points, called on two threads, would set each other's)."""
-        if not self.free:
-            return self.fn(*self.primals, *self.rest, cotangent)
-        with _lock(self.fn):
-            _restore(self.fn, self.free)
-            return self.fn(*self.primals, *self.rest, cotangent)
-
-
-def _lock(fn: Callable) -> threading.RLock:
-    """The lock of an emitted function's free names (made on first use)."""
-    found = fn.__dict__.get("__s2s_pullback_lock__")
-    if found is None:
-        with _LOCKS:
-            found = fn.__dict__.setdefault("__s2s_pullback_lock__", threading.RLock())
-    return found
-
-
-_LOCKS = threading.Lock()
+        objects they held at ``vjp()`` (its own copy of the code: ``_own_code``)."""
+        return self.fn(*self.primals, *self.rest, cotangent)
 
 
 # ---- linearize's linear function (api/extras.py) ------------------------------------

@@ -1,0 +1,152 @@
+"""State a pullback or a linear function records, and what other calls share with it
+(s2s/api/pullbacks.py): a pullback's objects never set into emitted code another
+transform runs (a grad on another thread), ``linearize``'s module objects, the JAX
+backend's pullback fixed at ``vjp()``.  Expected values: closed forms (default tier),
+the same source under JAX's transforms, float64 and float32 (slow)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pullback_state_fns as F
+import pytest
+
+import s2s
+
+
+def _twin():
+    """This module's source with ``jax.numpy`` and ``jax``'s transforms."""
+    import importlib.util
+
+    path = Path(F.__file__)
+    text = re.sub(r"^import numpy as np$", "import jax.numpy as np", path.read_text(),
+                  flags=re.M).replace("import s2s as T", "import jax as T")
+    spec = importlib.util.spec_from_loader("pullback_state_fns_jax", loader=None)
+    twin = importlib.util.module_from_spec(spec)
+    twin.__file__ = str(path)
+    exec(compile(text, str(path), "exec"), twin.__dict__)
+    return twin
+
+
+class _During(io.StringIO):
+    """stdout whose first write (the kept ``print`` in ``F.inner``) runs ``call``: a
+    call of the other thread's at that point of this one's, deterministically."""
+
+    def __init__(self, call):
+        super().__init__()
+        self.call, self.got = call, []
+
+    def write(self, text):
+        if self.call is not None:
+            call, self.call = self.call, None
+            self.got.append(call())
+        return len(text)
+
+
+def _w(dtype=np.float64):
+    return np.array([0.3, 0.7, -1.2], dtype)
+
+
+def _outer_grad(w, scale):  # (d/dw of sum((scale cos w)^2))
+    return -2 * scale**2 * np.cos(w) * np.sin(w)
+
+
+def _other_grad(w, scale):  # (d/dw of sum(3 scale cos w))
+    return -3 * scale * np.sin(w)
+
+
+def test_grad_sharing_a_callee_while_a_pullback_runs():
+    """A grad of ``other`` calls the emitted grad of ``inner`` that the pullback of
+    ``outer`` (taken at SCALE 2) calls too: the pullback run in the middle of the grad's
+    call (where a thread switch can put it) set SCALE 2 into the shared code's
+    namespace, and the grad read it (SCALE is 5 now)."""
+    w = _w()
+    old = F.SCALE
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            F.SCALE = 2.0
+            _, pb = s2s.vjp(F.outer, w)
+            F.SCALE = 5.0
+            g = s2s.grad(F.other)
+            g(w)
+            hook = _During(lambda: pb(1.0)[0])
+        with contextlib.redirect_stdout(hook):
+            got = g(w)
+        np.testing.assert_allclose(got, _other_grad(w, 5.0), rtol=1e-12)
+        np.testing.assert_allclose(hook.got[0], _outer_grad(w, 2.0), rtol=1e-12)
+        hook = _During(lambda: g(w))  # (the other way: the grad in the pullback's call)
+        with contextlib.redirect_stdout(hook):
+            got = pb(1.0)[0]
+        np.testing.assert_allclose(got, _outer_grad(w, 2.0), rtol=1e-12)
+        np.testing.assert_allclose(hook.got[0], _other_grad(w, 5.0), rtol=1e-12)
+    finally:
+        F.SCALE = old
+
+
+@pytest.mark.slow
+def test_grad_sharing_a_callee_with_pullbacks_on_threads():
+    """The same on two threads, switched every microsecond: 300 calls each."""
+    w = _w()
+    old, bad = F.SCALE, []
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            F.SCALE = 2.0
+            _, pb = s2s.vjp(F.outer, w)
+            F.SCALE = 5.0
+            g = s2s.grad(F.other)
+
+            def pulls():
+                for _ in range(300):
+                    if not np.allclose(pb(1.0)[0], _outer_grad(w, 2.0), rtol=1e-12):
+                        bad.append("pullback")
+
+            def grads():
+                for _ in range(300):
+                    if not np.allclose(g(w), _other_grad(w, 5.0), rtol=1e-12):
+                        bad.append("grad")
+
+            interval = sys.getswitchinterval()
+            sys.setswitchinterval(1e-6)
+            try:
+                threads = [threading.Thread(target=pulls), threading.Thread(target=grads)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+            finally:
+                sys.setswitchinterval(interval)
+    finally:
+        F.SCALE = old
+    assert not bad
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_shared_callee_against_jax(dtype):
+    jax = pytest.importorskip("jax")
+    J = _twin()
+    w = _w(dtype)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    old = F.SCALE
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            F.SCALE = J.SCALE = 2.0
+            _, pb = s2s.vjp(F.outer, w)
+            _, jpb = jax.vjp(J.outer, w)
+            F.SCALE = J.SCALE = 5.0
+            g = s2s.grad(F.other)
+            hook = _During(lambda: pb(dtype(1))[0])
+            with contextlib.redirect_stdout(hook):
+                got = g(w)
+        want, jwant = jax.grad(J.other)(w), jpb(dtype(1))[0]
+        for a, b in ((got, want), (hook.got[0], jwant)):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    finally:
+        F.SCALE = J.SCALE = old
