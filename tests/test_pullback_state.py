@@ -150,3 +150,53 @@ def test_shared_callee_against_jax(dtype):
             np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
     finally:
         F.SCALE = J.SCALE = old
+
+
+# ---- linearize: what the function reads from its module changed after it -----------
+
+
+def _lin_scenarios(linearize, M, w, v):
+    """linearize's function called after (1) an attribute the code never reads changed
+    (refused before: a false refusal), (2) an attribute it reads changed, of a module
+    and of a module-level object, (3) the module name rebound, (4) all restored."""
+    old = (M.cfgmod.SCALE, M.cfgmod.UNUSED, M.CFG.scale, M.CFG.unused, M.CFG.table["k"])
+    try:
+        _, f_mod = linearize(M.reads_module, w)
+        _, f_cfg = linearize(M.reads_cfg, w)
+        M.cfgmod.UNUSED, M.CFG.unused = 5.0, 7.0
+        got = [f_mod(v), f_cfg(v)]
+        M.cfgmod.SCALE, M.CFG.scale, M.CFG.table["k"] = 9.0, -4.0, 0.5
+        got += [f_mod(v), f_cfg(v), f_mod(2 * v)]
+        saved, M.CFG = M.CFG, M.Settings()
+        M.CFG.scale = 11.0
+        got.append(f_cfg(v))
+        M.CFG = saved
+        (M.cfgmod.SCALE, M.cfgmod.UNUSED, M.CFG.scale, M.CFG.unused,
+         M.CFG.table["k"]) = old
+        return got + [f_mod(v), f_cfg(v)]
+    finally:
+        (M.cfgmod.SCALE, M.cfgmod.UNUSED, M.CFG.scale, M.CFG.unused,
+         M.CFG.table["k"]) = old
+
+
+def test_linearize_after_module_reads_changed():
+    w, v = _w(), np.array([0.5, -1.0, 2.0])
+    dot = np.sum(np.cos(w) * v)
+    want = [2 * dot, 6 * dot] * 2 + [4 * dot, 6 * dot, 2 * dot, 6 * dot]
+    got = _lin_scenarios(s2s.linearize, F, w, v)
+    assert len(got) == len(want)
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_linearize_after_module_reads_changed_against_jax(dtype):
+    jax = pytest.importorskip("jax")
+    J = _twin()
+    w, v = _w(dtype), np.array([0.5, -1.0, 2.0], dtype)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    got, want = _lin_scenarios(s2s.linearize, F, w, v), _lin_scenarios(jax.linearize, J, w, v)
+    for g, e in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)

@@ -15,7 +15,6 @@ import pytest
 import vjp_frozen_fns as F
 
 import s2s
-from s2s.errors import TransformError
 
 
 def _data(dtype=np.float64):
@@ -141,16 +140,16 @@ def test_jit_of_a_function_rebinding_between_vjp_and_pullback(backend):
     np.testing.assert_allclose(got, sin_vjp(w, xs[0], np.ones(4)), rtol=1e-12)
 
 
-def test_linearize_refuses_a_module_global_rebound_after_it():
+def test_linearize_after_a_module_global_rebound():
+    """As JAX's linearized program: the number of the linearize() point (it was
+    refused; api/linear.py)."""
     w, _, _ = _data()
     old = F.SCALE
     try:
         _, f = s2s.linearize(F.scaled, w)
         np.testing.assert_allclose(f(np.ones(3)), 2.0 * np.sum(np.cos(w)), rtol=1e-12)
         F.SCALE = 5.0
-        with pytest.raises(TransformError, match="`SCALE`") as err:
-            f(np.ones(3))
-        assert err.value.loc.file.endswith("vjp_frozen_fns.py")
+        np.testing.assert_allclose(f(np.ones(3)), 2.0 * np.sum(np.cos(w)), rtol=1e-12)
         F.SCALE = old
         np.testing.assert_allclose(f(np.ones(3)), 2.0 * np.sum(np.cos(w)), rtol=1e-12)
     finally:
@@ -195,7 +194,7 @@ def test_against_jax(dtype):
     same(F.lin_method(s2s.linearize, w, xs[0], v), J.lin_method(jax.linearize, w, xs[0], v))
 
 
-def test_linearize_refuses_an_attribute_or_item_changed_after_it():
+def test_linearize_after_an_attribute_or_item_changed():
     w, _, _ = _data()
     v = np.ones(3)
     want = 12.0 * np.sum(np.cos(w))
@@ -204,12 +203,10 @@ def test_linearize_refuses_an_attribute_or_item_changed_after_it():
     try:
         np.testing.assert_allclose(f(v), want, rtol=1e-12)
         F.CFG.s = 5.0
-        with pytest.raises(TransformError, match="`CFG`"):
-            f(v)
+        np.testing.assert_allclose(f(v), want, rtol=1e-12)
         F.CFG.s = saved
         F.TABLE["a"] = 2.5
-        with pytest.raises(TransformError, match="`TABLE`"):
-            f(v)
+        np.testing.assert_allclose(f(v), want, rtol=1e-12)
     finally:
         F.CFG.s, F.TABLE["a"] = saved, 2.0
     np.testing.assert_allclose(f(v), want, rtol=1e-12)

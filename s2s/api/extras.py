@@ -11,8 +11,9 @@ import numpy as np
 from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
 from .arguments import zero_d
+from .linear import FrozenJVP
 from .outputs import owned_by
-from .pullbacks import check_module_reads, frozen_function, kept_contents, module_reads
+from .pullbacks import frozen_function, kept_contents, module_reads, same_module_reads
 from .pushforward import jvp
 from .shapes import eval_shape
 from .transformed import vjp
@@ -33,17 +34,19 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     # (on copies of the caller's arrays, as every transform runs the user's code; a
     # module array it returns copied: api/outputs.py; a NumPy scalar a 0-d array)
     out = zero_d(owned_by(fun(*_copies(primals)), fun))
-    # (as JAX's, at the point of now: the primals copied, the closure's objects kept,
-    # a module name rebound later refused: api/pullbacks.py)
+    # (as JAX's, at the point of now: the primals copied, the closure's objects kept;
+    # where a module name it reads, or an attribute or item of it, changed later, the
+    # code of now run on the objects of now: api/linear.py)
     kept, frozen, reads = _copies(primals), frozen_function(fun), module_reads(fun)
     contents = kept_contents(reads)
+    then = FrozenJVP(frozen, primals)
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(kept):
             raise TypeError(f"linearized function takes {len(kept)} tangents, got "
                             f"{len(tangents)}")
-        if reads[1]:
-            check_module_reads(reads, fun, contents)
+        if reads[1] and not same_module_reads(reads, contents):
+            return then.tangent(tangents)
         return jvp(frozen, kept, tangents)[1]
 
     return out, f_jvp

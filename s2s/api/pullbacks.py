@@ -19,7 +19,6 @@ at each step.
 from __future__ import annotations
 
 import dis
-import linecache
 import sys
 import types
 from typing import Any, Callable
@@ -27,7 +26,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..caches import LRU
-from ..errors import Loc, TransformError
 from .signatures import _Refreshed
 from .trees import _copies
 
@@ -278,22 +276,12 @@ def kept_contents(reads: tuple[dict, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def check_module_reads(reads: tuple[dict, dict[str, Any]], fun: Any,
-                       contents: dict[str, Any] | None = None) -> None:
-    """A located error where a module name ``fun`` reads was rebound since
-    ``linearize``, or an attribute or item of what it holds (``contents``): its linear
-    function would compute with the new object (JAX's with the one traced)."""
+def same_module_reads(reads: tuple[dict, dict[str, Any]], contents: dict[str, Any]) -> bool:
+    """Does each module name a function reads (``reads``: ``module_reads``) hold what it
+    held, and each attribute and item of it (``contents``: ``kept_contents``)?"""
     namespace, taken = reads
     for name, value in taken.items():
         now = namespace.get(name, _MISSING)
-        if now is not value or contents and name in contents and not _same(
-                contents[name], now):
-            code = fun.__code__
-            line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
-            raise TransformError(
-                f"linearize: the module name `{name}` that `{fun.__name__}` reads was "
-                "rebound (or an attribute or item of it) after `s2s.linearize` was "
-                "called; its linear function runs the code again and would read the "
-                "new object", Loc(code.co_filename, code.co_firstlineno, 1, line),
-                "call `s2s.linearize` again after changing it, or pass it as an "
-                "argument", fun.__name__)
+        if now is not value or name in contents and not _same(contents[name], now):
+            return False
+    return True
