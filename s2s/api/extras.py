@@ -39,7 +39,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     # code of now run on the objects of now: api/linear.py)
     kept, frozen, reads = _copies(primals), frozen_function(fun), module_reads(fun)
     contents = kept_contents(reads)
-    then = FrozenJVP(frozen, primals)
+    then = FrozenJVP(frozen, primals) if reads[1] else None
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(kept):

@@ -31,15 +31,19 @@ class FrozenJVP:
     """The emitted JVP of ``fun`` at ``primals`` (its own code, kept primals)."""
 
     __slots__ = ("fn", "t", "active", "method", "given", "plain", "primals", "built",
-                 "down")
+                 "down", "error")
 
     def __init__(self, fun: Callable, primals: tuple) -> None:
         found = families.family(fun) if type(fun) is types.FunctionType else None
         self.down = dtypes_down.target(fun, primals)  # (of a gradient: its inputs' dtype)
-        if found is None:
-            self._prepare(fun, primals)
-        else:  # (a lambda made again: its family's code, with its cells' contents)
-            families.run_as(found, fun, lambda canon: self._prepare(canon, primals))
+        self.error: Exception | None = None
+        try:
+            if found is None:
+                self._prepare(fun, primals)
+            else:  # (a lambda made again: its family's code, with its cells' contents)
+                families.run_as(found, fun, lambda canon: self._prepare(canon, primals))
+        except Exception as err:  # (raised where this code would run, as jvp's is)
+            self.error = err
 
     def _prepare(self, fun: Callable, primals: tuple) -> None:
         refuse_value_methods(fun, primals)
@@ -65,6 +69,8 @@ class FrozenJVP:
 
     def tangent(self, tangents: tuple) -> Any:
         """The output's tangent for ``tangents`` (one per primal)."""
+        if self.error is not None:
+            raise self.error
         plain = trees.plain(tangents, meta=True)
         _check_tangents(self.plain, plain)
         check_array_types("jvp", plain)
