@@ -200,3 +200,45 @@ def test_linearize_after_module_reads_changed_against_jax(dtype):
     for g, e in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(e).dtype
         np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+
+def _closure_object(linearize, vjp, w, v, xp=np):
+    """A closure over an object whose attribute (and a nested dict's item) changes
+    after linearize()/vjp(): the linear function and the pullback read them as they
+    were (linearize read the new ones, on main before state19)."""
+
+    class Box:
+        pass
+
+    cfg = Box()
+    cfg.s, cfg.inner = 2.0, {"k": 3.0}
+
+    def f(w):
+        return cfg.s * cfg.inner["k"] * xp.sum(xp.sin(w))
+
+    _, lin = linearize(f, w)
+    _, pb = vjp(f, w)
+    cfg.s, cfg.inner["k"] = 5.0, -1.0
+    return [lin(v), pb(np.ones((), w.dtype))[0]]
+
+
+def test_closure_object_changed_after_linearize():
+    w, v = _w(), np.array([0.5, -1.0, 2.0])
+    got = _closure_object(s2s.linearize, s2s.vjp, w, v)
+    np.testing.assert_allclose(got[0], 6 * np.sum(np.cos(w) * v), rtol=1e-12)
+    np.testing.assert_allclose(got[1], 6 * np.cos(w), rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_closure_object_changed_against_jax(dtype):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    w, v = _w(dtype), np.array([0.5, -1.0, 2.0], dtype)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    got = _closure_object(s2s.linearize, s2s.vjp, w, v)
+    want = _closure_object(jax.linearize, jax.vjp, w, v, jnp)  # (the same source on JAX)
+    for g, e in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)

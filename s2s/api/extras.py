@@ -13,8 +13,7 @@ from . import tree_util
 from .arguments import zero_d
 from .linear import FrozenJVP
 from .outputs import owned_by
-from .pullbacks import frozen_function, kept_contents, module_reads, same_module_reads
-from .pushforward import jvp
+from .pullbacks import frozen_function
 from .shapes import eval_shape
 from .transformed import vjp
 from .trees import _copies
@@ -29,25 +28,22 @@ def _is_struct(x: Any) -> bool:
 
 def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(out, f_jvp)``, as ``jax.linearize``: ``f_jvp(*tangents)`` is ``fun``'s JVP at
-    ``primals``.  Each ``f_jvp`` call runs the emitted forward-mode code again (primal
-    and tangent together): s2s keeps no linearized program."""
+    ``primals``.  Each ``f_jvp`` call runs the emitted forward-mode code of the
+    ``linearize()`` point again (primal and tangent together): s2s keeps no
+    linearized program."""
     # (on copies of the caller's arrays, as every transform runs the user's code; a
     # module array it returns copied: api/outputs.py; a NumPy scalar a 0-d array)
     out = zero_d(owned_by(fun(*_copies(primals)), fun))
-    # (as JAX's, at the point of now: the primals copied, the closure's objects kept;
-    # where a module name it reads, or an attribute or item of it, changed later, the
-    # code of now run on the objects of now: api/linear.py)
-    kept, frozen, reads = _copies(primals), frozen_function(fun), module_reads(fun)
-    contents = kept_contents(reads)
-    then = FrozenJVP(frozen, primals) if reads[1] else None
+    # (as JAX's, at the point of now: the emitted JVP code of now on its own copy of
+    # the objects the function reads, module names, closure cells and an object's
+    # attributes, on copies of the primals: api/linear.py)
+    then = FrozenJVP(frozen_function(fun), primals)
 
     def f_jvp(*tangents: Any) -> Any:
-        if len(tangents) != len(kept):
-            raise TypeError(f"linearized function takes {len(kept)} tangents, got "
+        if len(tangents) != len(primals):
+            raise TypeError(f"linearized function takes {len(primals)} tangents, got "
                             f"{len(tangents)}")
-        if reads[1] and not same_module_reads(reads, contents):
-            return then.tangent(tangents)
-        return jvp(frozen, kept, tangents)[1]
+        return then.tangent(tangents)
 
     return out, f_jvp
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import types
 from typing import Any, Callable
 
+import numpy as np
+
 from ..ir.kinds import LEAF, kind_of
 from . import dtypes_down, families, trees
 from .arguments import _check_tangents, _inexact_args, check_array_types, zero_d
@@ -23,6 +25,7 @@ from .located import reraise_located
 from .methods import check_self_methods, for_class
 from .pullbacks import _own_code, _snapshot
 from .pushforward import _jvp_results, _jvp_transform
+from .transformed import JVPS
 from .trees import _copies
 from .value_methods import refuse_value_methods
 
@@ -55,7 +58,7 @@ class FrozenJVP:
             method = (for_class(method[0], type(method[1])), method[1])
             fun, ps = method[0], (trees.attributes(method[1]), *ps)
             active = tuple(i + 1 for i in active)
-        t = _jvp_transform(as_function(fun, len(ps), args=ps), False)
+        t = _known(fun, ps) or _jvp_transform(as_function(fun, len(ps), args=ps), False)
         t._refresh()
         if method is not None:
             check_self_methods(method[0], method[1])
@@ -71,9 +74,12 @@ class FrozenJVP:
         """The output's tangent for ``tangents`` (one per primal)."""
         if self.error is not None:
             raise self.error
-        plain = trees.plain(tangents, meta=True)
-        _check_tangents(self.plain, plain)
-        check_array_types("jvp", plain)
+        if not _like(tangents, self.given):  # (else arrays as the primals: checked)
+            plain = trees.plain(tangents, meta=True)
+            _check_tangents(self.plain, plain)
+            check_array_types("jvp", plain)
+        else:
+            plain = tangents
         if self.method:
             plain = (None, *plain)
         try:
@@ -88,3 +94,27 @@ class FrozenJVP:
         if self.down is not None:
             out_dot = dtypes_down.cast_at(self.down, out_dot)
         return zero_d(out_dot)
+
+
+def _known(fun: Callable, primals: tuple) -> Any:
+    """The jvp transform of ``fun`` itself made before, where the primals are all
+    inexact arrays (``s2s.jvp``'s fast path takes it so: api/pushforward.py
+    ``_jvp_fast``); None otherwise."""
+    for p in primals:
+        if type(p) is not np.ndarray or p.dtype.kind not in "fc":
+            return None
+    try:
+        per_fn = JVPS.get(fun)
+    except TypeError:  # (unhashable)
+        return None
+    t = per_fn.get(False) if per_fn else None
+    return t if t is not None and t.fn is fun else None
+
+
+def _like(tangents: tuple, primals: tuple) -> bool:
+    """Are the tangents float arrays of the primals' (float arrays') shapes and dtypes?"""
+    for v, p in zip(tangents, primals):
+        if type(v) is not np.ndarray or type(p) is not np.ndarray or v.dtype is not \
+                p.dtype or v.shape != p.shape or p.dtype.kind not in "fc":
+            return False
+    return True

@@ -18,14 +18,12 @@ at each step.
 
 from __future__ import annotations
 
-import dis
-import sys
 import types
 from typing import Any, Callable
 
 import numpy as np
 
-from ..caches import LRU
+from .arguments import _held_names
 from .signatures import _Refreshed
 from .trees import _copies
 
@@ -106,6 +104,7 @@ def _own_code(fn: Callable, taken: list[tuple[str, Any, list | None]],
             namespace[name] = _own_code(value, inner, made) if inner is not None else value
         for name in _siblings(fn):
             namespace[name] = _rebound(shared[name], namespace)
+    _held_names(fn)  # (cached on fn: its copies share it, api/arguments.py's _foreign)
     copy = _rebound(fn, namespace)
     copy.__s2s_free__ = [(n, _Held(namespace[n])) for n, _, _ in taken]  # type: ignore
     return copy
@@ -156,8 +155,6 @@ class Frozen:
 
 # ---- linearize's linear function (api/extras.py) ------------------------------------
 
-_MISSING = object()
-
 
 def frozen_function(fun: Any) -> Any:
     """``fun`` with closure cells of its own holding what its cells hold now (a
@@ -174,7 +171,7 @@ def frozen_function(fun: Any) -> Any:
                 made = object.__new__(type(obj))  # (no __init__ nor __copy__ of the user's)
             except TypeError:  # (a subclass of a builtin type: as it is)
                 return fun
-            made.__dict__.update(obj.__dict__)
+            made.__dict__.update({k: _kept(v, 1) for k, v in obj.__dict__.items()})
             return types.MethodType(frozen_function(fun.__func__), made)
         return fun
     if type(fun) is not types.FunctionType or not fun.__closure__:
@@ -189,99 +186,3 @@ def frozen_function(fun: Any) -> Any:
     made.__qualname__, made.__module__ = fun.__qualname__, fun.__module__
     made.__dict__.update(fun.__dict__)
     return made
-
-
-def module_reads(fun: Any) -> tuple[dict, dict[str, Any]]:
-    """``(module namespace, {name: object})`` of the module names ``fun``'s code (its
-    nested code, and the same module's functions it names) reads, as they are now."""
-    namespace = getattr(fun, "__globals__", None)
-    if type(fun) is not types.FunctionType or type(namespace) is not dict:
-        return {}, {}
-    taken: dict[str, Any] = {}
-    codes, seen = [fun.__code__], set()
-    while codes:
-        code = codes.pop()
-        if id(code) in seen:
-            continue
-        seen.add(id(code))
-        codes += [c for c in code.co_consts if type(c) is types.CodeType]
-        for name in _global_names(code):
-            value = namespace.get(name, _MISSING)
-            if value is _MISSING or name in taken:
-                continue
-            taken[name] = value
-            if type(value) is types.FunctionType and value.__globals__ is namespace:
-                codes.append(value.__code__)
-    return namespace, taken
-
-
-def _global_names(code: types.CodeType) -> tuple[str, ...]:
-    """The names ``code`` reads as globals (not an attribute's: ``obj.x`` is no read
-    of a module's ``x``)."""
-    names = _GLOBAL_NAMES.get(code)
-    if names is None:
-        names = _GLOBAL_NAMES[code] = tuple(dict.fromkeys(
-            i.argval for i in dis.get_instructions(code)
-            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")))
-    return names
-
-
-_GLOBAL_NAMES: LRU[types.CodeType, tuple[str, ...]] = LRU(256)
-
-
-def _library(value: Any) -> bool:
-    """A module of Python's or of an installed package (``np``: its attributes are
-    not the user's settings; not compared at each call)."""
-    top = value.__name__.partition(".")[0]
-    where = getattr(value, "__file__", None) or ""
-    return top in sys.stdlib_module_names or "site-packages" in where or \
-        "dist-packages" in where or top == "s2s"
-
-
-def _same(kept: Any, now: Any, depth: int = 0) -> bool:
-    """Does ``now`` hold what ``kept`` (its ``_kept`` copy) held?"""
-    if kept is now:
-        return True
-    kind = type(kept)
-    if kind is not type(now) or depth > 3:
-        return False
-    if kind in (int, float, complex, bool, str):  # (a number set again: -0.0 is not 0.0)
-        return kept == now and repr(kept) == repr(now)
-    if kind in _AS_IT_IS:
-        return False
-    if kind is dict:
-        return kept.keys() == now.keys() and all(
-            _same(v, now[k], depth + 1) for k, v in kept.items())
-    if kind in (list, tuple):
-        return len(kept) == len(now) and all(
-            _same(a, b, depth + 1) for a, b in zip(kept, now))
-    if kind is types.ModuleType:  # (a shallow copy)
-        mine, theirs = kept.__dict__, now.__dict__
-        return len(mine) == len(theirs) and all(
-            theirs.get(k, _MISSING) is v for k, v in mine.items())
-    return _same(vars(kept), vars(now), depth)
-
-
-def kept_contents(reads: tuple[dict, dict[str, Any]]) -> dict[str, Any]:
-    """``{name: its _kept copy}`` of the module names read that hold a module of the
-    user's, an object, a dict or a list (their attributes and items are compared at
-    each call of linearize's function: ``check_module_reads``)."""
-    out = {}
-    for name, value in reads[1].items():
-        if type(value) is types.ModuleType and _library(value):
-            continue
-        made = _kept(value)
-        if made is not value:
-            out[name] = made
-    return out
-
-
-def same_module_reads(reads: tuple[dict, dict[str, Any]], contents: dict[str, Any]) -> bool:
-    """Does each module name a function reads (``reads``: ``module_reads``) hold what it
-    held, and each attribute and item of it (``contents``: ``kept_contents``)?"""
-    namespace, taken = reads
-    for name, value in taken.items():
-        now = namespace.get(name, _MISSING)
-        if now is not value or name in contents and not _same(contents[name], now):
-            return False
-    return True
