@@ -57,3 +57,7 @@ def calls_helper(x):
 def times_two_list(x):
     xs = [x, x * x]
     return np.sum(np.multiply(xs, 2.0))
+
+
+def scaled(w, x):
+    return SCALE * np.sum(np.sin(x @ w))

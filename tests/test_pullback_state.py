@@ -242,3 +242,52 @@ def test_closure_object_changed_against_jax(dtype):
     for g, e in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(e).dtype
         np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+
+# ---- the JAX backend's vjp (inside s2s.jit(..., backend="jax")) ----------------------
+
+
+def _jax_vjp_scenario(vjp, M, w, x, ct, write=False):
+    """vjp, then the module global rebound (and the primal written into in place),
+    then the pullback (the JAX backend generated and read its names at the pullback's
+    call: SCALE 5, and zeros).  (JAX's own vjp reads a NumPy primal's memory where its
+    pullback uses it, x.T here, and not where it kept a residual, cos(x @ w): no
+    oracle for the write; s2s copies the primals, as on NumPy.)"""
+    old = M.SCALE
+    try:
+        M.SCALE = 2.0
+        x = x.copy()
+        y, pb = vjp(M.scaled, w, x)
+        M.SCALE = 5.0
+        if write:
+            x[:] = 0
+        return [*pb(ct), y]
+    finally:
+        M.SCALE = old
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_jax_backends_vjp_fixed_at_vjp(dtype):
+    jax = pytest.importorskip("jax")
+    from s2s import backends
+    from s2s.api.jit_jax import vjp_on_jax
+
+    J = _twin()
+    rng = np.random.default_rng(4)
+    w, x = rng.normal(size=3).astype(dtype), rng.normal(size=(4, 3)).astype(dtype)
+    ct = dtype(1.5)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    jax_backend = backends.get("jax")
+    on_jax = lambda f, *p: vjp_on_jax(jax_backend, f, p)  # noqa: E731
+    got = _jax_vjp_scenario(on_jax, F, w, x, ct)
+    want = _jax_vjp_scenario(jax.vjp, J, w, x, ct)
+    closed = 2.0 * ct * x.T @ np.cos(x @ w)
+    np.testing.assert_allclose(want[0], closed, rtol=tol * 10, atol=tol)
+    written = _jax_vjp_scenario(on_jax, F, w, x, ct, write=True)
+    np.testing.assert_allclose(written[0], closed, rtol=tol * 10, atol=tol)
+    np.testing.assert_allclose(written[1], 2.0 * ct * np.outer(np.cos(x @ w), w),
+                               rtol=tol * 10, atol=tol)
+    for g, e in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)

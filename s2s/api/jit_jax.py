@@ -76,6 +76,7 @@ from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
 from .jit_jax_scipy import scipy_linalg_on_jax, scipy_on_jax
 from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, unpack_at_user_line
+from .pullbacks import own_namespace
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .unchecked_writes import callee_write
 from .vectorize import Vmapped, in_argument_types
@@ -653,18 +654,22 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
     out, aux = api._split_aux(out, has_aux)
     float_args = api._inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    run = None
+    if float_args:  # (the code and the objects its names hold fixed now, as on NumPy:
+        # api/pullbacks.py; the primals copied: the caller may write into its arrays)
+        t._refresh()
+        text, fn = t._generate(kinds, float_args, True, nargs=len(primals),
+                               inner_args=primals)
+        jfn = backend.prepare(fn, text)
+        refresh(backend, jfn)
+        run = (own_namespace(jfn), trees._copies(primals),
+               tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):]))
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         api._check_cotangent(shadow(cotangent), shadow(out))
         grads: Any = ()
-        if float_args:
-            t._refresh()
-            text, fn = t._generate(kinds, float_args, True, nargs=len(primals),
-                                   inner_args=primals)
-            jfn = backend.prepare(fn, text)
-            refresh(backend, jfn)
-            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = _run(backend, jfn, (*primals, *rest, cotangent), {}, t.ir)
+        if run is not None:
+            grads = _run(backend, run[0], (*run[1], *run[2], cotangent), {}, t.ir)
         it = iter(grads)
         return tuple(
             _cast_tree(next(it), p) if i in float_args else

@@ -110,6 +110,28 @@ def _own_code(fn: Callable, taken: list[tuple[str, Any, list | None]],
     return copy
 
 
+def own_namespace(fn: Callable, made: dict[int, dict] | None = None) -> Callable:
+    """A copy of the emitted function ``fn`` (prepared for JAX: its names translated
+    now) on a copy of its namespace, as it is now: its sibling functions bound to it,
+    an emitted callee it holds (another namespace) copied so too.  Later calls of
+    other transforms set that namespace's names again; this copy keeps these."""
+    made = {} if made is None else made
+    shared = fn.__globals__
+    namespace = made.get(id(shared))
+    if namespace is None:
+        namespace = made[id(shared)] = dict(shared)
+        for name, value in shared.items():
+            if type(value) is types.FunctionType and value.__globals__ is shared:
+                namespace[name] = _rebound(value, namespace)
+            elif type(value) is types.FunctionType and hasattr(value, "__s2s_numpy__"):
+                namespace[name] = own_namespace(value, made)
+    found = namespace.get(fn.__name__)
+    if type(found) is types.FunctionType and found.__code__ is fn.__code__ and \
+            found.__globals__ is namespace:
+        return found
+    return _rebound(fn, namespace)
+
+
 def _rebound(fn: Callable, namespace: dict) -> Callable:
     copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
                               fn.__closure__)
