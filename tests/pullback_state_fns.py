@@ -61,3 +61,11 @@ def times_two_list(x):
 
 def scaled(w, x):
     return SCALE * np.sum(np.sin(x @ w))
+
+
+def kw_helper(x, *, w=W0):
+    return np.sum(np.cos(x) * w)
+
+
+def calls_kw_helper(x):
+    return kw_helper(x) + helper(x)

@@ -291,3 +291,49 @@ def test_jax_backends_vjp_fixed_at_vjp(dtype):
     for g, e in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(e).dtype
         np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+
+# ---- the JAX backend: a callee's array default written in place between calls -------
+
+
+_DEFAULT_CASES = {  # name -> (the transform, of s2s or jax, without jit; function)
+    "fn": (lambda T: lambda f: f, "calls_helper"),
+    "grad": (lambda T: T.grad, "calls_helper"),
+    "own_default": (lambda T: T.grad, "helper"),
+    "keyword_only": (lambda T: T.value_and_grad, "calls_kw_helper"),
+    "vmap_grad": (lambda T: lambda f: T.vmap(T.grad(f)), "calls_helper"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", sorted(_DEFAULT_CASES))
+def test_jax_backend_callee_default_written_in_place(case, dtype):
+    """``W0[:] = ...`` before calls 3 and 10: s2s.jit on JAX read the values of its
+    trace (a constant) at every later call.  The oracle: JAX's transform of the twin,
+    not jitted (jax.jit bakes a default in too), its default the new values."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    J = _twin()
+    make, name = _DEFAULT_CASES[case]
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 3) if case == "vmap_grad" else 3).astype(dtype)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    saved = F.W0.copy()
+    values = {2: np.array([5.0, -1.0, 0.5]), 9: np.array([0.0, 7.0, -2.0])}
+    try:
+        F.W0[:] = [1.0, 2.0, 3.0]
+        ours = s2s.jit(make(s2s)(getattr(F, name)), backend="jax")
+        for i in range(10):
+            if i in values:
+                F.W0[:] = values[i]
+            now = jnp.asarray(F.W0)
+            J.helper.__defaults__, J.kw_helper.__kwdefaults__ = (now,), {"w": now}
+            want = make(jax)(getattr(J, name))(x)
+            got = ours(x)
+            for g, e in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+                assert np.asarray(g).dtype == np.asarray(e).dtype, (i, g, e)
+                np.testing.assert_allclose(g, e, rtol=tol, atol=tol, err_msg=f"call {i}")
+    finally:
+        F.W0[:] = saved

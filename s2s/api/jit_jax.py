@@ -94,19 +94,21 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     translator = translator or Translator(backend)
     target = jfn.__globals__
     defaults = {n for n, var in free or () if type(var) is DefaultVar}
-    plain_vars = {n: var for n, var in free or () if type(var) in jit_jax_reads.READ_VARS}
+    plain_vars = {n: var for n, var in free or () if type(var) in jit_jax_reads.READ_VARS
+                  or n in defaults}  # (an array default: read at every call, in place too)
     for name in names:  # (a NumPy default indexed by a traced value: jax_defaults)
         value = fn.__globals__[name]
         var = plain_vars.get(name)
         if var is not None and not jit_jax_reads.private(var):  # (read at every call)
             value = jit_jax_free.read(jit_jax_reads.var_key(var), jit_jax_reads.var_getter(var),
                                       value)
+        elif type(value) is np.ndarray and name in arguments._held_names(fn):  # (a
+            value = jit_jax_reads.held(fn.__globals__, name, value)  # callee's default)
         value = translator(value)
         target[name] = indexable(value) if name in defaults else value
-    if jfn.__defaults__:  # (`def f_grad(x, grid=grid_default)`: bound when it was made)
-        jfn.__defaults__ = tuple(map(indexable, jfn.__defaults__))
-    if jfn.__kwdefaults__:
-        jfn.__kwdefaults__ = {k: indexable(v) for k, v in jfn.__kwdefaults__.items()}
+    if fn.__defaults__ or fn.__kwdefaults__:  # (`def f_grad(x, grid=grid_default)`:
+        jfn.__defaults__, jfn.__kwdefaults__ = jit_jax_reads.defaults(fn, indexable)  # an
+        # array's read at every call, as the NumPy code's own default object is)
 
 
 def translate(backend: JaxBackend, value: Any) -> Any:
@@ -430,10 +432,8 @@ class Translator:
             closure = tuple(cells[n] for n in code.co_freevars) or None
         new = types.FunctionType(code, new_globals, fn.__name__, None, closure)
         self._functions[id(fn)] = new  # (its defaults may name it)
-        new.__defaults__ = None if fn.__defaults__ is None else tuple(  # (`act=np.tanh`:
-            indexable(self(d)) for d in fn.__defaults__)  # JAX's, as the body's are;
-        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {  # an array's
-            k: indexable(self(d)) for k, d in fn.__kwdefaults__.items()}  # jax_defaults)
+        new.__defaults__, new.__kwdefaults__ = jit_jax_reads.defaults(  # (`act=np.tanh`:
+            fn, lambda d: indexable(self(d)))  # JAX's; an array's read at every call)
         new.__qualname__ = fn.__qualname__
         new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
         if text is not None:

@@ -8,7 +8,9 @@ import functools
 import operator
 from typing import Any, Callable
 
-from ..frontend.resolve import UPSTREAM, FreeVar
+import numpy as np
+
+from ..frontend.resolve import UPSTREAM, DefaultVar, FreeVar
 from ..frontend.static import ReadVar, StaticVar
 from ..ir.names import PRIVATE
 from . import jit_jax_free
@@ -23,6 +25,8 @@ def var_key(var: FreeVar) -> tuple:
     """Where a free name lives (its cell, or its namespace and name): one key of it
     for every trace; a StaticVar's (a value that decided the code: ``len(TABLE)``)
     is guarded whatever it holds (jit_jax_free.read)."""
+    if isinstance(var, DefaultVar):
+        return ("var", "default", id(var.fn), var.param)
     kind = "static" if type(var) is StaticVar else "var"
     if var.cell is not None:
         return (kind, "cell", id(var.cell))
@@ -71,3 +75,32 @@ def read_ir_names(ir: Any) -> None:
             except (NameError, KeyError, ValueError, AttributeError):
                 continue
             jit_jax_free.read(var_key(var), var_getter(var), value)
+
+
+def defaults(fn: Any, translated: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """A user function's ``__defaults__`` and ``__kwdefaults__`` for its copy on JAX,
+    each ``translated``; an array a free value read at every call (passed: written in
+    place, its new values are used; an integer one guarded by its bytes), as a module
+    array is (it was the trace's constant: stale after ``W0[:] = ...``)."""
+    def one(where: int | str, value: Any) -> Any:
+        if type(value) is np.ndarray:
+            value = jit_jax_free.read(("var", "default", id(fn), where),
+                                      functools.partial(_default_at, fn, where), value)
+        return translated(value)
+
+    given, kw = fn.__defaults__, fn.__kwdefaults__
+    return (None if given is None else tuple(one(i, d) for i, d in enumerate(given)),
+            None if kw is None else {k: one(k, d) for k, d in kw.items()})
+
+
+def _default_at(fn: Any, where: int | str) -> Any:
+    if type(where) is str:
+        return (fn.__kwdefaults__ or {})[where]
+    return fn.__defaults__[where]
+
+
+def held(namespace: dict, name: str, value: Any) -> Any:
+    """An array the emitted module binds itself (``helper_w = W0``: a callee's default
+    passed on), as the code traced now reads it: a free value read at every call."""
+    return jit_jax_free.read(("var", "scope", id(namespace), name),
+                             module_getter(namespace, name), value)
