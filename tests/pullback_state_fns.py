@@ -69,3 +69,40 @@ def kw_helper(x, *, w=W0):
 
 def calls_kw_helper(x):
     return kw_helper(x) + helper(x)
+
+
+def list_times(x, xs):
+    """NumPy's function converts the list argument ``xs`` (Python's ``xs * 2.0``
+    raises): it was refused, "can't multiply sequence by non-int"."""
+    return np.sum(np.multiply(xs, 2.0) * x)
+
+
+def list_sin(xs):
+    return np.sum(np.sin(np.multiply(xs, 2.0)))
+
+
+def list_mean_by_int(xs):
+    """``np.multiply(xs, 2)`` by an int: NumPy's product, not the list repeated (the
+    mean of the repetition was half NumPy's)."""
+    return np.mean(np.multiply(xs, 2))
+
+
+def list_add(xs, ys):
+    """``np.add`` of two lists: NumPy's sum of items, not their concatenation."""
+    return np.mean(np.sin(np.add(xs, ys)))
+
+
+class Level:
+    def __init__(self, inner):
+        self.inner = inner
+
+
+CHAIN = Level(Level(Level(Level(Level({"scale": 2.0})))))  # (CHAIN.inner x5["scale"])
+
+
+def reads_chain(w):
+    return CHAIN.inner.inner.inner.inner.inner["scale"] * np.sum(np.sin(w))
+
+
+def reads_module_object(w):
+    return cfgmod.DEEP.scale * np.sum(np.sin(w))

@@ -337,3 +337,120 @@ def test_jax_backend_callee_default_written_in_place(case, dtype):
                 np.testing.assert_allclose(g, e, rtol=tol, atol=tol, err_msg=f"call {i}")
     finally:
         F.W0[:] = saved
+
+
+# ---- NumPy's functions of a list argument: np.multiply(xs, 2.0) converts it ---------
+
+
+def _items(dtype=np.float64):
+    return [np.array(0.3, dtype), np.array(-0.7, dtype), np.array(1.1, dtype)]
+
+
+def test_numpy_functions_of_list_arguments():
+    """np.multiply/np.add of list arguments are NumPy's (as the function runs), under
+    grad, value_and_grad and jvp: refused before, or Python's repetition and
+    concatenation (wrong numbers: a mean half NumPy's)."""
+    xs, ys = _items(), [np.array(0.5), np.array(0.25), np.array(-1.0)]
+    x = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(s2s.grad(F.list_times)(x, [1.0, 2.0, 3.0]),
+                               [2.0, 4.0, 6.0], rtol=1e-12)
+    g = s2s.grad(F.list_sin)(xs)
+    assert type(g) is list and len(g) == 3
+    np.testing.assert_allclose(g, [2 * np.cos(2 * v) for v in xs], rtol=1e-12)
+    v, g = s2s.value_and_grad(F.list_mean_by_int)(xs)
+    np.testing.assert_allclose(v, F.list_mean_by_int(xs), rtol=1e-12)
+    np.testing.assert_allclose(g, [2 / 3] * 3, rtol=1e-12)
+    v, g = s2s.value_and_grad(F.list_add)(xs, ys)
+    np.testing.assert_allclose(v, F.list_add(xs, ys), rtol=1e-12)
+    np.testing.assert_allclose(g, [np.cos(a + b) / 3 for a, b in zip(xs, ys)], rtol=1e-12)
+    out, dot = s2s.jvp(F.list_sin, (xs,), (ys,))
+    np.testing.assert_allclose(out, F.list_sin(xs), rtol=1e-12)
+    np.testing.assert_allclose(dot, sum(2 * np.cos(2 * a) * b for a, b in zip(xs, ys)),
+                               rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_numpy_functions_of_list_arguments_against_jax(dtype):
+    """Against JAX's jnp.multiply/jnp.add of jnp.asarray(xs) (JAX's own refuse a
+    list): grad, jvp, vmap (of the function and of its grad), s2s.jit on both
+    backends."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    xs, ys = _items(dtype), [v * dtype(0.5) for v in _items(dtype)]
+    x = np.array([1.0, 2.0, -1.0], dtype)
+    twins = {
+        "list_times": lambda x, xs: jnp.sum(jnp.multiply(jnp.asarray(xs), 2.0) * x),
+        "list_sin": lambda xs: jnp.sum(jnp.sin(jnp.multiply(jnp.asarray(xs), 2.0))),
+        "list_mean_by_int": lambda xs: jnp.mean(jnp.multiply(jnp.asarray(xs), 2)),
+        "list_add": lambda xs, ys: jnp.mean(jnp.sin(jnp.add(jnp.asarray(xs),
+                                                            jnp.asarray(ys)))),
+    }
+    args = {"list_times": (x, [1.0, 2.0, 3.0]), "list_sin": (xs,),
+            "list_mean_by_int": (xs,), "list_add": (xs, ys)}
+
+    def same(got, want):
+        got, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+        assert len(got) == len(want)
+        for g, e in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(e).dtype, (g, e)
+            np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+    for name, twin in twins.items():
+        f, a = getattr(F, name), args[name]
+        same(s2s.value_and_grad(f)(*a), jax.value_and_grad(twin)(*a))
+        for backend in (None, "jax"):
+            same(s2s.jit(s2s.grad(f), backend=backend)(*a), jax.grad(twin)(*a))
+    same(s2s.jvp(F.list_sin, (xs,), (ys,)), jax.jvp(F.list_sin and (
+        lambda *v: twins["list_sin"](list(v))), tuple(xs), tuple(ys)))
+    batch = np.stack([x, 2 * x, -x])
+    same(s2s.vmap(F.list_times, in_axes=(0, None))(batch, [1.0, 2.0, 3.0]),
+         jax.vmap(twins["list_times"], in_axes=(0, None))(batch, [1.0, 2.0, 3.0]))
+    same(s2s.vmap(s2s.grad(F.list_times), in_axes=(0, None))(batch, [1.0, 2.0, 3.0]),
+         jax.vmap(jax.grad(twins["list_times"]), in_axes=(0, None))(batch, [1.0, 2.0, 3.0]))
+
+
+# ---- objects deeper than three levels (and a module's objects) after vjp() ----------
+
+
+def _deep_scenarios(vjp, linearize, M, w, v):
+    """An item five objects down (``CHAIN.inner x5["scale"]``) and an attribute of an
+    object a module holds (``cfgmod.DEEP.scale``), changed after vjp()/linearize():
+    the pullback and the linear function read them as they were (the copies stopped
+    three levels down, and a module's objects were not copied: the new numbers)."""
+    deepest = M.CHAIN.inner.inner.inner.inner.inner
+    out = []
+    try:
+        for f in (M.reads_chain, M.reads_module_object):
+            _, pb = vjp(f, w)
+            _, lin = linearize(f, w)
+            deepest["scale"], M.cfgmod.DEEP.scale = 5.0, -3.0
+            out += [pb(np.ones((), w.dtype))[0], lin(v)]
+            deepest["scale"], M.cfgmod.DEEP.scale = 2.0, 2.0
+    finally:
+        deepest["scale"], M.cfgmod.DEEP.scale = 2.0, 2.0
+    return out
+
+
+def test_deep_objects_changed_after_vjp():
+    w, v = _w(), np.array([0.5, -1.0, 2.0])
+    got = _deep_scenarios(s2s.vjp, s2s.linearize, F, w, v)
+    for k in (0, 2):
+        np.testing.assert_allclose(got[k], 2 * np.cos(w), rtol=1e-12)
+        np.testing.assert_allclose(got[k + 1], 2 * np.sum(np.cos(w) * v), rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_deep_objects_changed_after_vjp_against_jax(dtype):
+    jax = pytest.importorskip("jax")
+    J = _twin()
+    w, v = _w(dtype), np.array([0.5, -1.0, 2.0], dtype)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    got = _deep_scenarios(s2s.vjp, s2s.linearize, F, w, v)
+    want = _deep_scenarios(jax.vjp, jax.linearize, J, w, v)
+    for g, e in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)

@@ -18,6 +18,7 @@ at each step.
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any, Callable
 
@@ -44,35 +45,69 @@ _AS_IT_IS = (np.ndarray, np.generic, int, float, complex, bool, str, bytes, type
              type, types.FunctionType, types.BuiltinFunctionType)
 
 
-def _kept(value: Any, depth: int = 0) -> Any:
+def _kept(value: Any, memo: dict | None = None) -> Any:
     """``value`` as the emitted code reads it at a later call as it would now: a
-    module, a plain object (``cfg.scale``), a dict or list the code reads attributes or
-    items of, copied (shallow, three levels down: an attribute rebound later is not
-    seen); an array, a number, a function, a class as it is."""
+    module of the user's, a plain object (``cfg.scale``), a dict, list or tuple the
+    code reads attributes or items of, copied all the way down (an attribute rebound
+    later, however deep, is not seen: ``CFG.a.b.c.d["k"]``, ``cfgmod.DEEP.scale``); an
+    array, a number, a function, a class, a library's module as it is.  ``memo``: the
+    copies made so far by id (an object met twice, or in a cycle, copied once)."""
     kind = type(value)
-    if kind in _AS_IT_IS or depth > 3 or isinstance(value, _AS_IT_IS):
+    if kind in _AS_IT_IS or isinstance(value, _AS_IT_IS):
         return value
-    if kind is dict:
-        return {k: _kept(v, depth + 1) for k, v in value.items()}
-    if kind is list:
-        return [_kept(v, depth + 1) for v in value]
+    memo = {} if memo is None else memo
+    found = memo.get(id(value))
+    if found is not None:  # (a tuple still being made, met through a cycle: as it is)
+        return value if found[1] is None else found[1]
+    memo[id(value)] = (value, None)  # (the value kept alive: its id stays its own)
+    made = _kept_new(value, kind, memo)
+    memo[id(value)] = (value, made)
+    return made
+
+
+def _kept_new(value: Any, kind: type, memo: dict) -> Any:
     if kind is tuple:
-        return tuple(_kept(v, depth + 1) for v in value)
+        return tuple(_kept(v, memo) for v in value)
+    if kind is dict:
+        made: Any = {}
+        memo[id(value)] = (value, made)
+        made.update((k, _kept(v, memo)) for k, v in value.items())
+        return made
+    if kind is list:
+        made = []
+        memo[id(value)] = (value, made)
+        made.extend(_kept(v, memo) for v in value)
+        return made
     if kind is types.ModuleType:
+        if _library(value):
+            return value
         made = types.ModuleType(value.__name__)
-        made.__dict__.update(value.__dict__)  # (its names' objects: not copied)
+        memo[id(value)] = (value, made)
+        made.__dict__.update((k, v if k.startswith("__") else _kept(v, memo))
+                             for k, v in value.__dict__.items())
         return made
     own = getattr(value, "__dict__", None)
     if kind is types.SimpleNamespace:
-        return types.SimpleNamespace(**{k: _kept(v, depth + 1) for k, v in own.items()})
-    if type(own) is not dict or hasattr(kind, "__slots__") or kind.__module__ == "builtins":
+        made = types.SimpleNamespace()
+    elif type(own) is not dict or hasattr(kind, "__slots__") or kind.__module__ == "builtins":
         return value
-    try:
-        made = object.__new__(kind)  # (no __init__ nor __copy__ of the user's)
-    except TypeError:  # (a subclass of a builtin type: as it is)
-        return value
-    made.__dict__.update({k: _kept(v, depth + 1) for k, v in own.items()})
+    else:
+        try:
+            made = object.__new__(kind)  # (no __init__ nor __copy__ of the user's)
+        except TypeError:  # (a subclass of a builtin type: as it is)
+            return value
+    memo[id(value)] = (value, made)
+    made.__dict__.update((k, _kept(v, memo)) for k, v in own.items())
     return made
+
+
+def _library(module: types.ModuleType) -> bool:
+    """A module of Python's or of an installed package (``np``: not the user's
+    settings; not copied)."""
+    top = module.__name__.partition(".")[0]
+    where = getattr(module, "__file__", None) or ""
+    return top in sys.stdlib_module_names or "site-packages" in where or \
+        "dist-packages" in where or top == "s2s"
 
 
 class _Held:
@@ -182,7 +217,7 @@ def frozen_function(fun: Any) -> Any:
     """``fun`` with closure cells of its own holding what its cells hold now (a
     closure variable rebound later is not seen: a family member of ``fun``'s code,
     api/families.py, so no transform is made again); a bound method, bound to a
-    shallow copy of its object (an attribute rebound later is not seen: s2s
+    copy of its object (``_kept``: an attribute rebound later is not seen; s2s
     transforms a method per class); ``fun`` itself where it has no closure or is
     neither."""
     if type(fun) is types.MethodType:
@@ -193,7 +228,8 @@ def frozen_function(fun: Any) -> Any:
                 made = object.__new__(type(obj))  # (no __init__ nor __copy__ of the user's)
             except TypeError:  # (a subclass of a builtin type: as it is)
                 return fun
-            made.__dict__.update({k: _kept(v, 1) for k, v in obj.__dict__.items()})
+            memo: dict = {}
+            made.__dict__.update({k: _kept(v, memo) for k, v in obj.__dict__.items()})
             return types.MethodType(frozen_function(fun.__func__), made)
         return fun
     if type(fun) is not types.FunctionType or not fun.__closure__:
