@@ -19,6 +19,7 @@ from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_a
 from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .generators import yields
+from .math_calls import operator_made
 from .object_protocols import length
 from .objects import computed_call, refuse_held_functions, with_nested
 from .resolve import expression_advice
@@ -193,7 +194,7 @@ class CallLowerer:
                 continue
             last = k == len(items) - 1
             name = target if last and target is not None else self.n.names.fresh("total")
-            total = self.n.emit(name, "add", (total, item), {}, node)
+            total = operator_made(self.n, self.n.emit(name, "add", (total, item), {}, node))
         if target is not None and not (isinstance(total, Var) and total.name == target):
             total = self.n.emit(target, "identity", (total,), {}, node)
         return total

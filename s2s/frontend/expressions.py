@@ -33,7 +33,7 @@ from .generator_reads import next_item, read_once_as_made, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
-from .math_calls import applier, folded, folds
+from .math_calls import applier, folded, folds, operator_made
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -730,16 +730,6 @@ def _arithmetic(n: Any, names: tuple[str, str], prim: str, operands: tuple,
         return operator_made(n, n.emit(target, prim, operands, {}, node))
     value = operator_made(n, n.emit(n.names.fresh(base), prim, operands, {}, node))
     return n.emit(target, "in_place", (value, left), {}, node)
-
-
-def operator_made(n: Any, atom: Atom) -> Atom:
-    """``atom``, the result of arithmetic written with a Python operator: marked
-    (``Function.operators``), so that a transform that learns from the call that an
-    operand is a tuple or list raises Python's TypeError (``xs / 2``), where NumPy's
-    function converts it (``np.divide(xs, 2)``; transforms/list_operands.py)."""
-    if isinstance(atom, Var):
-        n.__dict__.setdefault("operators", set()).add(atom.name)
-    return atom
 
 
 def operators(n: Any, node: Any) -> frozenset:

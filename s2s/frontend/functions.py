@@ -46,6 +46,7 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read, nested_locals
+from .math_calls import applier
 from .named_attrs import named_attribute
 from .nested_types import typed
 from .object_fields import method_value, plain_callee
@@ -361,7 +362,7 @@ class FunctionLowerer:
         prim = lookup_object(obj)
         if prim is not None:
             atoms = self._atoms(args, text, node)
-            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[
+            return applier(self.n, obj)(prim.name, atoms, {k: self._atoms([v], text, node)[
                 0] for k, v in kwargs.items()}, node, target, text)
         kwargs.update(captured)
         obj = passing_objects(self.n, obj, args, kwargs)  # (`helper(m, x)`, `m` built here)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import UnsupportedCallError
 from ..ir.names import simple_text, stem
-from ..ir.nodes import Atom, Const
+from ..ir.nodes import Atom, Const, Var
 from ..primitives import lookup_object
 
 # math's functions whose results are bools (NumPy's are too: left as they are);
@@ -27,7 +27,21 @@ def applier(n: Any, obj: Any) -> Any:
     if getattr(obj, "__module__", None) == "math" and getattr(obj, "__name__", "") not in (
             NOT_FLOAT):
         return lambda *call: math_call(n, *call)
+    if getattr(obj, "__module__", None) in ("_operator", "operator"):  # (`operator.add`:
+        return lambda *call: operator_made(n, n.calls.apply(*call))  # Python's `+`)
     return n.calls.apply
+
+
+def operator_made(n: Any, atom: Atom) -> Atom:
+    """``atom``, the result of arithmetic written with a Python operator (or
+    ``operator.add``, the builtin ``sum``'s additions): marked
+    (``Function.operators``), so that a transform that learns from the call that an
+    operand is a tuple or list computes Python's meaning (``xs + ys`` concatenates,
+    ``xs / 2`` raises a TypeError), where NumPy's function converts it
+    (``np.divide(xs, 2)``, ``np.add(xs, ys)``: transforms/list_operands.py)."""
+    if isinstance(atom, Var):
+        n.__dict__.setdefault("operators", set()).add(atom.name)
+    return atom
 
 
 def math_call(n: Any, name: str, args: list[Atom], kwargs: dict[str, Atom], node: Any,

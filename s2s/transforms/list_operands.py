@@ -120,7 +120,8 @@ class _Convert:
         self.made[s.target] = s
         if s.prim == "list_times":
             return self.list_times(s)
-        if s.target in self.operators and s.prim in OPERATOR_SYMBOLS:
+        python = s.target in self.operators or _emitted(s)  # (else NumPy's function:
+        if python and s.prim in OPERATOR_SYMBOLS:  # `np.multiply(xs, 2)` converts xs)
             self.operator_of_sequence(s)
         a = s.args[0] if s.args else None
         tree = self.trees.get(a.name) if isinstance(a, Var) else None
@@ -151,11 +152,11 @@ class _Convert:
                 "call gives it a sequence (Python's concatenation) or an array (NumPy's "
                 "addition)", s.loc, f"spread it in a list (`[x, *{name}]`), or pass "
                 f"`{name}` in the call")
-        if s.prim in ("add", "multiply"):
+        if s.prim in ("add", "multiply") and python:
             joined = self.arithmetic(s)
             if joined is not None:
                 return joined
-        if s.prim == "multiply":
+        if s.prim == "multiply" and python:
             self.product_of_sequence(s)
         if not reads_arrays(s.prim) or s.prim in _COMPARISONS and all(
                 isinstance(b, Var) and b.name in self.trees for b in s.args):
@@ -330,6 +331,12 @@ class _Convert:
             self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in atoms))
         self.changed = True
         return out + [made]
+
+
+def _emitted(s: Let) -> bool:
+    """A statement of code s2s emitted (an inner transform's, which spells NumPy's
+    functions with operators): each operator Python's, as that code runs."""
+    return s.loc is None or str(s.loc.file).startswith("<s2s:")
 
 
 def _child(tree: Tree, key: Any) -> Any:
