@@ -145,8 +145,9 @@ def plain_class(cls: type) -> Built | None:
                 and target.attr not in stored.values()):
             return None
         stored[st.value.id] = target.attr
-    if sorted(stored) != sorted(names):
-        return None
+    if sorted(stored) != sorted(names) or any(hasattr(type(inspect.getattr_static(
+            cls, a, None)), "__set__") for a in stored.values()):
+        return None  # (`self.w = w` of a property: its setter runs, built_objects.py)
     made = Built(cls, tuple(names), tuple(stored[n] for n in names), False)
     made.plain = True  # (a callee it is passed to gets the object: _rebuilding)
     return made

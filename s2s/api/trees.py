@@ -414,7 +414,7 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
     """A grad or value_and_grad ``t`` of pytree arguments: called with their plain
     forms (by ``run``, ``t`` itself by default), its gradients rebuilt in the
     arguments' types."""
-    refuse_value_methods(t.fn, args)  # (`p.get(k)` of p's class's own `get`)
+    refuse_value_methods(t.fn, args, kwargs)  # (`p.get(k)` of p's class's own `get`)
     result = (run or t)(*plain_args(args, argnums, objects=True), **kwargs)
 
     def back(grads: Any) -> Any:

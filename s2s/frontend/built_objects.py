@@ -101,10 +101,11 @@ class Items:
 
 
 class _Spelled:
-    """A class attribute ``self.scale`` reads: spelled ``Cls.scale`` (read each call)."""
+    """A class attribute ``self.scale`` reads: spelled ``Cls.scale`` (read each call);
+    ``maybe``: a method sets it on the object too (``self.get("scale", Cls.scale)``)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, maybe: bool = False) -> None:
+        self.text, self.maybe = text, maybe
 
 
 class _NotNone:
@@ -313,9 +314,9 @@ def _parsed(method: Any) -> tuple | str:
         fdef = cst.parse_module(textwrap.dedent("".join(lines))).body[0]
     except cst.ParserSyntaxError:
         return f"its {where} cannot be parsed"
-    setter = isinstance(fdef, cst.FunctionDef) and all(  # (`@w.setter`: its function)
-        matchers.matches(d.decorator, matchers.Attribute(attr=matchers.Name("setter")))
-        for d in fdef.decorators)
+    setter = isinstance(fdef, cst.FunctionDef) and all(  # (`@w.setter`, `@property`:
+        matchers.matches(d.decorator, matchers.Attribute(attr=matchers.Name(  # its
+            "setter")) | matchers.Name("property")) for d in fdef.decorators)  # function)
     if not isinstance(fdef, cst.FunctionDef) or not setter or \
             not isinstance(fdef.body, cst.IndentedBlock) or not fdef.params.params:
         return f"its {where} is not a plain `def` with `self` first"
@@ -364,16 +365,9 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         signature = cst.Module([]).code_for_node(fdef.params.with_changes(params=[
             p for p in fdef.params.params[1:] if p.name.value not in written]))
         params = [p for p in params if p not in written]
-    set_anywhere = record_methods.field_names(cls) if kind == "method" else set()
-    module = inspect.getmodule(cls)
-    if module is not None and getattr(module, cls.__name__, None) is cls:  # (`self.scale`
-        for klass in cls.__mro__[:-1]:  # of the class body, never set: `Cls.scale`)
-            for k, v in vars(klass).items():
-                if k not in assigned and k not in attrs and k not in (keys or ()) and (
-                        not k.startswith("__")) and k not in set_anywhere and (
-                        not callable(v)) and not isinstance(v, (property, classmethod,
-                                                                staticmethod)):
-                    attrs.setdefault(k, _Spelled(f"{cls.__name__}.{k}"))
+    attrs = _class_attributes(cls, me, fdef, assigned, attrs, keys)
+    if isinstance(attrs, str):
+        return attrs if kind != "init" else f"its {where} {attrs}"
     rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes, paired=paired,
                                         numbers=number_fields(cls), lists=fresh_lists(
                                             fdef, me) if kind == "init" else frozenset()))
@@ -392,6 +386,9 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         prologue = "self = {**self}" if writes else "pass"
     prologue = prologue.replace("self = ", f"{me} = ", 1).replace("**self", f"**{me}")
     name = f"{owner.__name__}_{method.__name__.strip('_')}" if kind != "init" else None
+    if name and any(isinstance(v, property) and v.fset is method for k in cls.__mro__
+                    for v in vars(k).values()):
+        name += "_setter"  # (its getter: `Cls_w`)
     if paired and not isinstance(_last(rewritten), cst.Return):
         body_text += f"\n    return None, {me}"  # (falling off its end: None)
     fn = _write(cls, prologue, signature, body_text, {**(cells or {}), **calls.cells},
@@ -407,6 +404,33 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     if method.__name__ == "__init__" or kind != "init":  # (its defaults)
         _defaults_of(fn, method)
     return RecordInit(fn, tuple(params), tuple(found))
+
+
+def _class_attributes(cls: type, me: str, fdef: Any, assigned: list[str],
+                      attrs: dict[str, Any], keys: list[str] | None) -> dict | str:
+    """The attributes of the class body the method reads as ``self.scale``, spelled
+    ``Cls.scale`` (read at each call); where a method of the class sets it on the
+    object too, ``self.get("scale", Cls.scale)``: the object's where it has one, as
+    Python finds it.  A string where the module does not name the class."""
+    read = {node.attr.value for node in _walk(fdef.body) if isinstance(
+        node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me}
+    set_anywhere = record_methods.field_names(cls) | set(assigned)
+    module = inspect.getmodule(cls)
+    named = module is not None and getattr(module, cls.__name__, None) is cls
+    out = dict(attrs)
+    for klass in cls.__mro__[:-1]:
+        for k, v in vars(klass).items():
+            if k not in read or k in out or k in (keys or ()) or k.startswith("__") or (
+                    callable(v)) or isinstance(v, (property, classmethod, staticmethod)):
+                continue
+            if not named:
+                return (f"reads `{me}.{k}`, an attribute of the class `{cls.__name__}`, "
+                        "which its module does not name (s2s reads it as "
+                        f"`{cls.__name__}.{k}` at each call): define the class at "
+                        "module level, or set the attribute in `__init__`")
+            text = f"{cls.__name__}.{k}"
+            out[k] = _Spelled(text, k in set_anywhere)
+    return out
 
 
 def _last(block: Any) -> Any:
@@ -584,6 +608,16 @@ class _Record(cst.CSTTransformer):
         self.numbers = numbers  # (fields only ever a Python number: number_fields.py)
         self.lists = lists  # (list fields `__init__` builds and appends to)
         self.skip = 0  # (inside an attribute's name or a keyword: not a read)
+        self.targets: set[int] = set()  # (`self.count = ...`: no read of the class's)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.targets |= {id(t) for t in _walk(node.target)}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.targets.add(id(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.targets.add(id(node.target))
 
     def visit_Attribute_attr(self, node: cst.Attribute) -> None:
         self.skip += 1
@@ -624,6 +658,10 @@ class _Record(cst.CSTTransformer):
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me and \
                 updated.attr.value in self.attrs:  # (a dataclass's static field)
             value = self.attrs[updated.attr.value]
+            if isinstance(value, _Spelled) and value.maybe:  # (the object's, if it has it)
+                key = repr(updated.attr.value)
+                return cst.parse_expression(f"{self.me}[{key}]" if id(original) in (
+                    self.targets) else f"{self.me}.get({key}, {value.text})")
             return cst.parse_expression(value.text if isinstance(value, _Spelled)
                                         else repr(value))
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
@@ -656,8 +694,11 @@ class _Record(cst.CSTTransformer):
                 and is_number(updated.value)):
             return updated
         op = getattr(cst, type(updated.operator).__name__.replace("Assign", ""))()
+        value = self.attrs.get(target.attr.value)
+        read = cst.parse_expression(f"{self.me}.get({target.attr.value!r}, {value.text})") \
+            if isinstance(value, _Spelled) and value.maybe else updated.target
         return cst.Assign([cst.AssignTarget(updated.target)], cst.BinaryOperation(
-            updated.target, op, updated.value))
+            read, op, updated.value))
 
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> Any:
         if self.paired:

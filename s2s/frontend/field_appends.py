@@ -5,9 +5,9 @@ appended to: ``number_fields.fresh_lists``), and the function reads it only wher
 read copies or walks it (``a.out[i]``, ``sum(a.out)``, ``len(a.out)``, ``for v in
 a.out``) and appends to it only so: no other name can hold that list, so the append
 is Python's ``a.out = a.out + [v]`` exactly, a field write ``object_setters.py``
-lowers.  Not in a loop (the object a loop carries does not say its field is a list, so
-a later ``+`` would be NumPy's).  Any other use keeps the refusal of an expression
-statement.
+lowers; in a loop too (the field read there is the list its constructor made, grown:
+``sequences._constructed_list``), read after it as a list grown in a loop (``np.stack(
+a.out)``).  Any other use keeps the refusal of an expression statement.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import types
 from typing import Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import TransformError
 from .number_fields import fresh_lists
@@ -40,7 +41,7 @@ def field_append(n: Any, node: cst.Expr, assign: Any) -> bool:
         return False
     base, attr = field.value.value, field.attr.value
     made = record_of(n, base) if base in n.env else None
-    if made is None or attr not in fresh_fields(made.cls) or not _only_read(n.p.node, base, attr):
+    if made is None or attr not in fresh_fields(made.cls) or not _only_read(n, n.p.node, base, attr):
         return False
     grown = cst.BinaryOperation(field, cst.Add(), cst.List([cst.Element(call.args[0].value)]))
     n.desugar.alias_tree(grown, node)
@@ -61,7 +62,7 @@ def fresh_fields(cls: type) -> frozenset[str]:
     return fresh_lists(parsed.node, params[0].name.value) if params else frozenset()
 
 
-def _only_read(defined: Any, base: str, attr: str) -> bool:
+def _only_read(n: Any, defined: Any, base: str, attr: str) -> bool:
     """Does the function use ``base.attr`` only as the receiver of an ``append``
     statement, an item read, the argument of ``sum``/``len``/``list``/``tuple``, or
     what a ``for`` walks, and ``base`` only through its attributes?"""
@@ -79,9 +80,7 @@ def _only_read(defined: Any, base: str, attr: str) -> bool:
                 ok[0] = ok[0] and isinstance(parent, cst.AssignTarget)
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and (
                     node.value.value == base and node.attr.value == attr):
-                ok[0] = ok[0] and _allowed(self.stack) and not (  # (appended in a loop:
-                    _appended(self.stack) and any(isinstance(  # its length per call)
-                        s, (cst.For, cst.While, cst.CompFor)) for s in self.stack))
+                ok[0] = ok[0] and _allowed(self.stack, n)
             self.stack.append(node)
             return True
 
@@ -92,12 +91,11 @@ def _only_read(defined: Any, base: str, attr: str) -> bool:
     return ok[0]
 
 
-def _appended(stack: list) -> bool:
-    parent = stack[-1] if stack else None
-    return isinstance(parent, cst.Attribute) and parent.attr.value == "append"
+_COPIES = (np.stack, np.concatenate, np.array, np.asarray, np.vstack, np.hstack,
+           np.column_stack, np.sum, np.mean)  # (`np.stack(a.out)`: a new array)
 
 
-def _allowed(stack: list) -> bool:
+def _allowed(stack: list, n: Any) -> bool:
     parent = stack[-1] if stack else None
     if isinstance(parent, cst.Subscript):
         return True  # (`a.out[i]`)
@@ -109,5 +107,11 @@ def _allowed(stack: list) -> bool:
             stack[-3], cst.Expr)
     if isinstance(parent, cst.Arg) and len(stack) > 1 and isinstance(stack[-2], cst.Call):
         func = stack[-2].func
+        if isinstance(func, cst.Attribute) and stack[-2].args and (
+                stack[-2].args[0] is parent):  # (its first argument)
+            try:
+                return n.resolver.resolve_dotted(func)[0] in _COPIES
+            except TransformError:
+                return False
         return isinstance(func, cst.Name) and func.value in _READS
     return False

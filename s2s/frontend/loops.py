@@ -380,6 +380,8 @@ class LoopLowerer:
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
         self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
                                 if u in before}  # (`parts = parts + [v]`)
+        self.n.__dict__.setdefault("loop_fields", set()).update(  # (`c.out = c.out + [v]`:
+            (before[u], k) for u, k in _changed_fields(node.body) if u in before)  # items)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
@@ -531,6 +533,35 @@ def _changed_names(body: Any) -> set[str]:
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
             if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name):
                 found.add(n.target.value.value)
+
+    body.visit(Finder())
+    return found
+
+
+def _changed_fields(body: Any) -> set[tuple[str, str]]:
+    """``(name, attribute)`` of the fields a loop body sets or changes in place
+    (``c.out = c.out + [v]``, ``c.out.append(v)``): before the body, such a field's
+    literal is not its value at the second iteration (sequences.items_of)."""
+    found: set[tuple[str, str]] = set()
+
+    def add(node: Any) -> None:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            found.add((node.value.value, node.attr.value))
+
+    class Finder(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            add(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            add(n.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            add(n.target)
+
+        def visit_Call(self, n: cst.Call) -> None:
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value in (
+                    "append", "extend", "pop", "insert"):
+                add(n.func.value)
 
     body.visit(Finder())
     return found

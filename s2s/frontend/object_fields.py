@@ -52,9 +52,37 @@ def object_fields(value: Any) -> ObjectFields | None:
         names = tuple(f.name for f in dataclasses.fields(value))
     elif type(value) is types.SimpleNamespace:  # (its attributes now: its fields)
         names = tuple(vars(value))
+    elif _plain_object(value):  # (`opt=Opt()`: its attributes, its class's data too)
+        names = tuple(dict.fromkeys([k for c in reversed(type(value).__mro__[:-1])
+                                     for k, v in vars(c).items() if not k.startswith("__")
+                                     and not callable(v) and not hasattr(v, "__get__")]
+                                    + list(vars(value))))
     else:
         return None
     return ObjectFields(value, names)
+
+
+_OWN_ACCESS = ("__getattr__", "__getattribute__", "__setattr__", "__call__", "__slots__",
+               "__iter__", "__getitem__", "__len__", "__array__", "__array_ufunc__",
+               "__jax_array__", "__new__")
+_LIBRARIES = ("builtins", "numpy", "scipy", "jax", "jaxlib", "s2s", "collections",
+              "functools", "types", "typing", "abc", "enum", "math")
+
+
+def _plain_object(value: Any) -> bool:
+    """An object of a class of yours that only holds data in its attributes (no
+    properties or other descriptors, no attribute hooks, not callable, no container
+    or array protocol): its attributes are what ``opt.lr`` reads (as
+    ``api/trees.plain_object`` has it for an argument)."""
+    t = type(value)
+    if isinstance(value, (type, tuple, list, dict)) or not isinstance(
+            getattr(value, "__dict__", None), dict) or (t.__module__ or "builtins").split(
+                ".")[0] in _LIBRARIES or type(t) is not type:
+        return False
+    return not any(k in _OWN_ACCESS or (hasattr(v, "__get__") and not k.startswith("__")
+                                        and not isinstance(v, (types.FunctionType,
+                                                               staticmethod, classmethod)))
+                   for c in t.__mro__[:-1] for k, v in vars(c).items())
 
 
 def const_kind(atom: Any) -> Any:

@@ -374,14 +374,23 @@ def _call_method(n: Any, node: Any, made: Any, var: Any, setter: Any, attr: str,
     if isinstance(record, str):
         raise n.unsupported(node, f"{what} {record}",
                             "set the fields in a method that returns a new object")
-    fn = record[0]
     base = f"{cls.__name__}_{attr}" + ("_setter" if atoms is not None else "")
-    text, i = base, 2
-    while n.resolver.namespace.get(text, fn) is not fn or (
-            text in n.names.taken and text not in n.resolver.namespace):
-        text, i = f"{base}_{i}", i + 1
-    n.resolver.namespace[text] = fn
-    n.names.taken.add(text)
+    result, callee = call_on_fields(n, node, made, var, record[0], base, what, atoms)
+    keys = returned_keys(callee) if callee is not None else None
+    if keys is None:
+        raise n.unsupported(node, f"s2s cannot tell which fields {what} sets",
+                            "set the fields in "
+                            "`__init__`, or build a new object")
+    return tuple(keys), [_field(n, result, k, node) for k in keys]
+
+
+def call_on_fields(n: Any, node: Any, made: Any, var: Any, fn: Any, base: str, what: str,
+                   atoms: list | None) -> tuple[Any, Any]:
+    """A method's function over the record ``fn`` (built_objects._method_record's)
+    called, under a name of its own from ``base``, with the call ``node``'s arguments
+    (``atoms``: a setter's value) and the object ``var``'s fields as keywords:
+    ``(result, the callee's IR or None)``."""
+    text = name_for(n, base, fn)
     args, kwargs = ([], {}) if atoms is None else (atoms, {})
     if atoms is None:
         args, kwargs = n.funcs.args_of(node.args)
@@ -393,13 +402,19 @@ def _call_method(n: Any, node: Any, made: Any, var: Any, setter: Any, attr: str,
     result = n.funcs.call(FnValue(fn, text, spelled=True), node, None,
                           passed=(list(args), {**kwargs, **fields}))
     let = n.lets.get(result.name) if isinstance(result, Var) else None
-    keys = returned_keys(let.params.get("callee")) if let is not None and (
-        let.prim == "call") else None
-    if keys is None:
-        raise n.unsupported(node, f"s2s cannot tell which fields {what} sets",
-                            "set the fields in "
-                            "`__init__`, or build a new object")
-    return tuple(keys), [_field(n, result, k, node) for k in keys]
+    return result, let.params.get("callee") if let is not None and let.prim == "call" \
+        else None
+
+
+def name_for(n: Any, base: str, fn: Any) -> str:
+    """A name of emitted code for ``fn``: ``base``, or ``base_2``... where taken."""
+    text, i = base, 2
+    while n.resolver.namespace.get(text, fn) is not fn or (
+            text in n.names.taken and text not in n.resolver.namespace):
+        text, i = f"{base}_{i}", i + 1
+    n.resolver.namespace[text] = fn
+    n.names.taken.add(text)
+    return text
 
 
 def _why_not(n: Any, node: Any, name: str, var: Any, cls: type, attr: str,

@@ -74,10 +74,9 @@ def field_names(cls: type) -> set[str]:
         out |= {f.name for f in dataclasses.fields(cls)}
     for klass in cls.__mro__[:-1]:
         for value in vars(klass).values():
-            if not isinstance(value, types.FunctionType):
-                continue
-            for node in _attribute_targets(value):
-                out.add(node)
+            for fn in (value.fget, value.fset) if isinstance(value, property) else (value,):
+                if isinstance(fn, types.FunctionType):  # (a setter's `self._w = v` too)
+                    out |= set(_attribute_targets(fn))
     _FIELDS[(cls, functions)] = out
     return out
 
@@ -246,9 +245,92 @@ class SelfCalls(cst.CSTTransformer):
         self._statements: set[int] = set()  # calls that are a whole statement
         self._assign: set[int] = set()  # new calls returning the record
         self._dropped: set[int] = set()  # `super().__init__()` of `object`
+        self._targets: set[int] = set()  # attributes assigned (not read)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self._statements.add(id(node.value))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets |= {id(t) for t in walk(node.target)}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets.add(id(node.target))
+        if self._property(node.target) is not None and not self.why:
+            self.why = (f"updates the property `{node.target.attr.value}` in place "
+                        f"(write `{self.me}.{node.target.attr.value} = "
+                        f"{self.me}.{node.target.attr.value} + ...`)")
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets.add(id(node.target))
+
+    def _property(self, node: Any) -> property | None:
+        """The property ``self.w`` denotes, where ``w`` is one of the class's."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and node.value.value == self.me):
+            return None
+        found = inspect.getattr_static(self.cls, node.attr.value, None)
+        return found if isinstance(found, property) else None
+
+    def _accessor(self, fn: Any, what: str) -> Any:
+        """``(cell, positional-only count)`` of a property's getter or setter as a
+        function over the record, or None (``why`` set)."""
+        made = self.make(fn, False) if isinstance(fn, types.FunctionType) else (
+            "is not a Python function")
+        if isinstance(made, str):
+            self.why = self.why or f"uses {what}, which {made}"
+            return None
+        cell = self._cell(made[0])
+        if made[3]:
+            self.cells[f"{cell}_defaults"] = made[3]
+        return cell, made[2], made[1]
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+        """``self.scale`` of a ``@property``: its getter called on the record."""
+        prop = self._property(original)
+        if prop is None or id(original) in self._targets or self.why:
+            return updated
+        if prop.fget is None:
+            self.why = f"reads the property `{original.attr.value}`, which has no getter"
+            return updated
+        found = self._accessor(prop.fget, f"the property `{original.attr.value}`")
+        if found is None:
+            return updated
+        cell, _, writes = found
+        if writes:
+            self.why = f"reads the property `{original.attr.value}`, whose getter sets " \
+                "attributes"
+            return updated
+        return cst.Call(cst.Name(cell), [cst.Arg(cst.Name(self.me), star="**")])
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> Any:
+        """``self.w = v`` of a ``@property``: ``self = Cls_w(v, **self)``, its setter
+        called on the record (Python's ``Cls.w.fset(self, v)``)."""
+        hits = [t for a in original.targets for t in walk(a.target)
+                if self._property(t) is not None]
+        if not hits or self.why:
+            return updated
+        name = hits[0].attr.value
+        if len(original.targets) != 1 or original.targets[0].target is not hits[0]:
+            self.why = f"sets the property `{name}` in an unpacking or chained assignment"
+            return updated
+        prop = self._property(hits[0])
+        if prop.fset is None:
+            self.why = f"sets the property `{name}`, which has no setter (Python's " \
+                "AttributeError)"
+            return updated
+        found = self._accessor(prop.fset, f"the setter of `{name}`")
+        if found is None:
+            return updated
+        cell, posonly, _ = found
+        args = bind_positionally(Call(prop.fset, [cst.Arg(updated.value)], original),
+                                 posonly, f"{cell}_defaults")
+        if isinstance(args, str):
+            self.why = f"{args} (the setter of `{name}`)"
+            return updated
+        self.threads = True
+        return cst.Assign([cst.AssignTarget(cst.Name(self.me))], cst.Call(cst.Name(cell), [
+            *[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args],
+            cst.Arg(cst.Name(self.me), star="**")]))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
         found = method_call(updated, self.cls, self.owner, self.me, self.namespace)

@@ -56,13 +56,23 @@ def items_of(n: Any, atom: Atom, depth: int = 0) -> tuple[type, list[Atom]] | No
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
     item = _dict_item(n, let) if let is not None and let.prim == "getitem" and (
         let.args) and depth < 8 and not carried(n, atom) and not carried(
-        n, let.args[0]) else None
+        n, let.args[0]) and not _loop_field(n, let) else None
     if item is not None:  # (`self.terms + [v]` of a record's list field: the
         return items_of(n, item, depth + 1)  # list, not an array's `+`; issue 23)
     if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
             n, atom) and not carried(n, atom):
         return (list if let.prim == "make_list" else tuple), list(let.args)
     return None
+
+
+def _loop_field(n: Any, let: Any) -> bool:
+    """Is ``let`` the read ``c["out"]`` of a field a loop being lowered sets (``c.out
+    = c.out + [v]``), of the object ``c`` holds before it?  Its literal is the
+    first iteration's only (it gave ``[v]`` at every iteration: a wrong number)."""
+    index = let.params.get("index")
+    items = getattr(index, "items", ())
+    return bool(items) and isinstance(items[0], Const) and isinstance(let.args[0], Var) and (
+        let.args[0].name, items[0].value) in n.__dict__.get("loop_fields", ())
 
 
 def _dict_item(n: Any, let: Any) -> Any:
@@ -139,6 +149,9 @@ def _listed(n: Any, atom: Var) -> bool:
         n, let.args[0]) else None
     if isinstance(item, Const):
         return type(item.value) is list
+    if isinstance(item, Var) and item.name in n.lets and n.lets[item.name].prim == (
+            "getitem") and _loop_field(n, n.lets[item.name]):  # (`c.out` of `Box([])`
+        return _listed(n, item)  # carried by a loop setting it: a list if it was one)
     found = n.lets.get(item.name) if isinstance(item, Var) else None
     return isinstance(item, Var) and (item.name in n.lists or found is not None and (
         found.prim == "make_list" or _constructed_list(n, found)))

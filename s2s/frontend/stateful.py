@@ -23,8 +23,7 @@ import libcst as cst
 
 from ..ir.nodes import Const, Index, Let, Return, Var, walk
 from .built_objects import _method_record, _writes_attributes
-from .fnvalues import FnValue
-from .object_setters import _field, _rebind, _why_not
+from .object_setters import _field, _rebind, _why_not, call_on_fields
 from .objects import record_of_atom
 
 
@@ -52,19 +51,9 @@ def paired_call(n: Any, target: cst.Name | None, value: Any) -> bool:
     if isinstance(record, str):
         raise n.unsupported(value, f"{what} {record}",
                             "set the fields in a method that returns nothing")
-    fn = record[0]
-    text = _name_for(n, f"{cls.__name__}_{attr.strip('_')}", fn)
-    args, kwargs = n.funcs.args_of(value.args)
-    clash = sorted(set(kwargs) & set(made.keys))
-    if clash:
-        raise n.unsupported(value, f"{what} is given the keyword `{clash[0]}`, the name "
-                            "of a field of its object", "pass it by position")
-    fields = {k: _field(n, var, k, value) for k in made.keys}
-    result = n.funcs.call(FnValue(fn, text, spelled=True), value, None,
-                          passed=(list(args), {**kwargs, **fields}))
-    let = n.lets.get(result.name) if isinstance(result, Var) else None
-    keys = _paired_keys(let.params.get("callee")) if let is not None and (
-        let.prim == "call") else None
+    result, callee = call_on_fields(n, value, made, var, record[0],
+                                    f"{cls.__name__}_{attr.strip('_')}", what, None)
+    keys = _paired_keys(callee) if callee is not None else None
     if keys is None:
         raise n.unsupported(value, f"s2s cannot tell which fields {what} sets (it "
                             "returns from more than one place, or its fields differ "
@@ -229,16 +218,6 @@ def _returns_value(method: Any) -> bool:
 
     fdef.visit(Returns())
     return any(found)
-
-
-def _name_for(n: Any, base: str, fn: Any) -> str:
-    text, i = base, 2
-    while n.resolver.namespace.get(text, fn) is not fn or (
-            text in n.names.taken and text not in n.resolver.namespace):
-        text, i = f"{base}_{i}", i + 1
-    n.resolver.namespace[text] = fn
-    n.names.taken.add(text)
-    return text
 
 
 def _item(n: Any, atom: Any, i: int, node: Any, base: str) -> Any:

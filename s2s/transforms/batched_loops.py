@@ -117,7 +117,8 @@ class BatchedLoops:
                         out.append(Line(f"{entry} = {text}"))
                     continue
             if isinstance(kind, Seq):
-                if not (prod is not None and prod.prim == "make_list" and not prod.args):
+                if not (prod is not None and prod.prim == "make_list" and not prod.args) \
+                        and not _empty_field(self.vm.facts.producer, entry):
                     raise self.vm.fail(s, NoBatchRule(
                         f"the list `{entry}` gets batched items in the loop after "
                         "unbatched ones"))
@@ -667,3 +668,35 @@ def _none_at_entry(vm: Any, entry: str) -> bool:
     prod = vm.facts.producer.get(entry)
     return isinstance(prod, Let) and prod.prim == "identity" and isinstance(
         prod.args[0], Const) and prod.args[0].value is None
+
+
+def _empty_field(producer: dict, name: str, depth: int = 0) -> bool:
+    """Is ``name`` an empty list read from an object's field (``c["out"]`` of ``c =
+    {"out": []}``, or of a constructor's record whose ``self.out = []``), so that a
+    loop appending batched items to it batches them all (as a local ``out = []``)?"""
+    prod = producer.get(name)
+    if not isinstance(prod, Let) or depth > 8:
+        return False
+    if prod.prim == "make_list":
+        return not prod.args
+    if prod.prim == "identity" and isinstance(prod.args[0], Var):
+        return _empty_field(producer, prod.args[0].name, depth + 1)
+    items = getattr(prod.params.get("index"), "items", ()) if prod.prim == "getitem" else ()
+    if len(items) != 1 or not isinstance(items[0], Const) or not isinstance(
+            prod.args[0], Var):
+        return False
+    key, src = items[0].value, producer.get(prod.args[0].name)
+    if isinstance(src, Let) and src.prim == "call" and src.params.get("callee") is not None:
+        body = src.params["callee"].body
+        ret = body[-1] if body else None  # (a constructor's record: its returned dict)
+        src = next((s for s in walk(body) if isinstance(s, Let) and isinstance(
+            getattr(ret, "value", None), Var) and s.target == ret.value.name), None)
+        producer = {s.target: s for s in walk(body) if isinstance(s, Let)}
+    keys = list(src.params.get("keys", ())) if isinstance(src, Let) and (
+        src.prim == "make_dict") else []
+    if key not in keys:
+        return False
+    item = src.args[keys.index(key)]
+    if isinstance(item, Const):
+        return type(item.value) is list and not item.value
+    return isinstance(item, Var) and _empty_field(producer, item.name, depth + 1)

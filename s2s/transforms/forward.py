@@ -153,6 +153,10 @@ class _Forward(StmtTransform):
             return
         if s.target not in self.facts.active or not self.facts.is_active(s):
             return
+        if s.prim == "list" and isinstance(s.args[0], Var) and isinstance(
+                self.state.kind(s.args[0].name), Tree):  # (`list(ys)` of a list of
+            self.identity(s, out)  # known length: its items' tangents, one by one)
+            return
         if not self.structural(self.CONTAINER_OPS, s, out):
             for a in s.args:  # (as reverse mode: NumPy reads a list of tuples as one
                 kind = self.state.kind(a.name) if isinstance(a, Var) else None  # array)
