@@ -32,6 +32,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
+from .block_walk import BlockWalk
 
 __all__ = ["default_dicts"]
 
@@ -188,62 +189,25 @@ def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
         node.visit(Uses())
 
 
-class _Rewrite:
+class _Rewrite(BlockWalk):
     """The statements with each item read preceded by Python's insertion."""
 
     def __init__(self, n: Any, made: dict[str, Any]) -> None:
-        self.n, self.made = n, made
+        super().__init__(n)
+        self.made = made
 
-    def block(self, nodes: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for node in nodes:
-            out += self.statement(node)
-        return out
-
-    def _indented(self, block: Any) -> Any:
-        new = block.with_changes(body=self.block(list(block.body)))
-        self.n.desugar.alias(new, block)
-        return new
-
-    def statement(self, node: Any) -> list[Any]:
-        if isinstance(node, cst.SimpleStatementLine):
-            return self._line(node)
+    def head(self, node: Any, elif_: bool) -> tuple[list[Any], Any]:
         if isinstance(node, cst.While):
-            self._refuse_reads(node.test, "a `while` test (read again at each step)")
-        if isinstance(node, cst.If):
-            return self._if(node)
-        heads = {cst.For: lambda s: [s.iter], cst.While: lambda s: [],
+            return self._refuse_reads(node.test, "a `while` test (read again at each "
+                                      "step)"), node
+        if isinstance(node, cst.If) and elif_:
+            return self._refuse_reads(node.test, "an `elif` test (read only where the `if` "
+                                      "before it fails)"), node
+        heads = {cst.For: lambda s: [s.iter], cst.If: lambda s: [s.test],
                  cst.With: lambda s: [i.item for i in s.items]}.get(type(node))
-        guards = [g for h in (heads(node) if heads else []) for g in self._guards(h)]
-        changes = {}
-        for field in ("body", "orelse", "finalbody"):
-            part = getattr(node, field, None)
-            if isinstance(part, cst.IndentedBlock):
-                changes[field] = self._indented(part)
-            elif isinstance(part, (cst.Else, cst.Finally)):
-                changes[field] = part.with_changes(body=self._indented(part.body))
-        if isinstance(node, cst.Try):
-            changes["handlers"] = [h.with_changes(body=self._indented(h.body))
-                                   for h in node.handlers]
-        if not changes:
-            return guards + [node]
-        new = node.with_changes(**changes)
-        self.n.desugar.alias(new, node)
-        return guards + [new]
+        return [g for h in (heads(node) if heads else []) for g in self._guards(h)], node
 
-    def _if(self, node: cst.If, top: bool = True) -> Any:
-        guards = self._guards(node.test) if top else self._refuse_reads(
-            node.test, "an `elif` test (read only where the `if` before it fails)")
-        orelse = node.orelse
-        if isinstance(orelse, cst.If):
-            orelse = self._if(orelse, False)[0]
-        elif isinstance(orelse, cst.Else):
-            orelse = orelse.with_changes(body=self._indented(orelse.body))
-        new = node.with_changes(body=self._indented(node.body), orelse=orelse)
-        self.n.desugar.alias(new, node)
-        return guards + [new]
-
-    def _line(self, line: cst.SimpleStatementLine) -> list[Any]:
+    def line(self, line: cst.SimpleStatementLine) -> list[Any]:
         guards = []
         small = line.body[0]
         if len(line.body) == 1 and isinstance(small, cst.Assign) and isinstance(

@@ -29,6 +29,7 @@ from typing import Any
 
 import libcst as cst
 
+from .block_walk import BlockWalk
 from .default_dicts import _builtin
 
 __all__ = ["deques"]
@@ -177,47 +178,21 @@ def _reader(n: Any, func: Any) -> bool:
         type(found).__name__ == "ufunc")
 
 
-class _Rewrite:
+class _Rewrite(BlockWalk):
     """The statements with each deque operation written on the list."""
 
     def __init__(self, n: Any, made: dict[str, Any]) -> None:
-        self.n, self.made = n, made
+        super().__init__(n)
+        self.made = made
 
-    def block(self, nodes: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for node in nodes:
-            out += self.statement(node)
+    def line(self, node: cst.SimpleStatementLine) -> list[Any]:
+        out = []
+        for small in node.body:
+            out += self._small(small, node)
         return out
 
-    def _indented(self, block: Any) -> Any:
-        new = block.with_changes(body=self.block(list(block.body)))
-        self.n.desugar.alias(new, block)
-        return new
-
-    def statement(self, node: Any) -> list[Any]:
-        if isinstance(node, cst.SimpleStatementLine):
-            out = []
-            for small in node.body:
-                out += self._small(small, node)
-            return out
-        changes: dict[str, Any] = {}
-        for field in ("body", "orelse", "finalbody"):
-            part = getattr(node, field, None)
-            if isinstance(part, cst.IndentedBlock):
-                changes[field] = self._indented(part)
-            elif isinstance(part, (cst.Else, cst.Finally)):
-                changes[field] = part.with_changes(body=self._indented(part.body))
-            elif isinstance(part, cst.If):
-                changes[field] = self.statement(part)[0]
-        if isinstance(node, cst.Try):
-            changes["handlers"] = [h.with_changes(body=self._indented(h.body))
-                                   for h in node.handlers]
-        node = self._popleft(node)
-        if not changes:
-            return [node]
-        new = node.with_changes(**changes)
-        self.n.desugar.alias(new, node)
-        return [new]
+    def head(self, node: Any, elif_: bool) -> tuple[list[Any], Any]:
+        return [], self._popleft(node)
 
     def _small(self, small: Any, line: Any) -> list[Any]:
         """One small statement as lines of its own (each aliased to it)."""

@@ -22,6 +22,7 @@ from ..errors import mark_shared_write
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from .comprehensions import substitute
 from .held_dict_items import shared_holders
+from .keyed_zips import tuple_walk
 from .source import literal_value
 
 _INSTEAD_KEY = (
@@ -371,21 +372,33 @@ class DictWrites:
     def unrolled(self, node: cst.For) -> list[list[Any]] | None:
         """The copies of the body ``unroll`` lowers, or None where it does not apply."""
         target = node.target
-        if not isinstance(target, cst.Name) or node.orelse is not None or \
-                node.asynchronous is not None or not self._keyed_by(node.body, target.value) \
-                or _jumps(node.body) or target.value in assigned_names(node.body):
+        if node.orelse is not None or node.asynchronous is not None or _jumps(node.body):
             return None
-        items = self.n.comps.static.static_items(node.iter)
-        if items is None or not items or not all(isinstance(v, str) for _, v in items):
+        if isinstance(target, cst.Name):
+            items = self.n.comps.static.static_items(node.iter)
+            if items is None or not all(isinstance(v, str) for _, v in items):
+                return None
+            tables, checks = [{target.value: spelling} for spelling, _ in items], []
+        else:  # (`for k, v in zip("abab", x)`, `for i, k in enumerate("ab")`)
+            walk = tuple_walk(self.n, node)
+            if walk is None:
+                return None
+            tables, checks = walk
+        static = self.n.comps.static
+        keys = [name for name in (tables[0] if tables else ()) if all(
+            isinstance(static.static_value(t[name]), str) for t in tables)]
+        if not tables or set(tables[0]) & assigned_names(node.body) or not any(
+                self._keyed_by(node.body, name) for name in keys):
             return None
         alias = self.n.desugar.alias
-        copies = [[substitute(s, {target.value: spelling}, alias) for s in node.body.body]
-                  for spelling, _ in items]
-        # after the loop the variable holds the last key, as in Python
-        last = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], items[-1][0])])
-        for new in (last, last.body[0]):
-            alias(new, node.target)
-        return copies + [[last]]
+        copies = [[substitute(s, table, alias) for s in node.body.body] for table in tables]
+        # after the loop its names hold the last item, as in Python
+        last = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                    value)]) for name, value in tables[-1].items()]
+        for line in last:
+            for new in (line, line.body[0], line.body[0].targets[0].target):
+                alias(new, node.target)
+        return ([checks] if checks else []) + copies + [last]
 
     def _keyed_by(self, body: Any, name: str) -> bool:
         """Does ``body`` write ``d[name] = ...`` into a dict the function built?"""

@@ -16,9 +16,12 @@ loop the list is what Python's is, the items from that count on (``list_edits.py
 makes such edits outside a loop, where the list's length is known each time).  In the
 loop ``len(parts)`` is the window's length, ``parts[i]`` (a constant ``i >= 0``) its
 ``i``-th item, ``v = parts.pop(0)`` its first item, then dropped; a negative index
-reads from the end, which both lists share.  A loop that reads the list any other way
-(``sum(parts)`` inside it, ``parts`` passed to a call), rebinds it, or edits it
-elsewhere (``insert``, ``del parts[1]``) is left as it was (refused there, located).
+reads from the end, which both lists share; ``sum(parts)`` (``min``, ``max``, ``list``,
+``tuple``, ``sorted``, a NumPy function: a call that reads the list when made and keeps
+no reference to it) is the call of the window, ``parts[parts_start:]``.  A loop that
+reads the list any other way (``parts`` passed to a function of yours, iterated),
+rebinds it, or edits it elsewhere (``insert``, ``del parts[1]``) is left as it was
+(refused there, located).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ from ..errors import TransformError
 from .desugar import lower_in_place
 from .source import literal_value
 
+_EAGER = {builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple,
+          builtins.sorted}
+
 
 def sliding_window(n: Any, node: cst.For) -> bool:
     """Lower the loop ``node`` as above where it keeps such a window (True), else
@@ -42,12 +48,12 @@ def sliding_window(n: Any, node: cst.For) -> bool:
     for name in _front_dropped(node):
         if n.env.get(name) not in n.lists:
             continue  # (not a list this function built and still holds)
-        uses = _Uses(name)
+        uses = _Uses(name, lambda f: _eager_reader(n, f))
         node.body.visit(uses)
         if uses.other:
             continue
         start = n.comps.loop_name(f"{name}_start")
-        body = node.body.visit(_Window(name, start, n.desugar.alias_tree))
+        body = node.body.visit(_Window(name, start, n.desugar.alias_tree, uses.whole))
         statements = [_line(f"{start} = 0"), node.with_changes(body=body),
                       _line(f"{name} = {name}[{start}:]")]
         lower_in_place(n, statements, node)
@@ -107,8 +113,9 @@ def _front_dropped(node: cst.For) -> list[str]:
 class _Uses(cst.CSTVisitor):
     """Is ``name`` read in a way the window does not lower (``other``)?"""
 
-    def __init__(self, name: str) -> None:
-        self.name, self.other = name, False
+    def __init__(self, name: str, reader: Any) -> None:
+        self.name, self.other, self.reader = name, False, reader
+        self.whole: set[int] = set()  # (the ``parts`` of ``sum(parts)``, by id)
 
     def visit_FunctionDef(self, node: Any) -> bool:
         self.other = True  # (a nested function: its reads are its own)
@@ -137,6 +144,16 @@ class _Uses(cst.CSTVisitor):
         if isinstance(func, cst.Name) and func.value == "len" and len(node.args) == 1 and (
                 isinstance(node.args[0].value, cst.Name)) and node.args[0].value.value == (
                 self.name):
+            return False
+        if isinstance(func, (cst.Name, cst.Attribute)) and any(
+                isinstance(a.value, cst.Name) and a.value.value == self.name and not (
+                    a.star or a.keyword) for a in node.args) and self.reader(func):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name) and arg.value.value == self.name and (
+                        not arg.star and not arg.keyword):
+                    self.whole.add(id(arg.value))
+                else:
+                    arg.visit(self)
             return False
         return True
 
@@ -172,8 +189,14 @@ def _index(node: cst.Subscript) -> int | None:
 class _Window(cst.CSTTransformer):
     """The loop body with the window's edits and reads spelled over the whole list."""
 
-    def __init__(self, name: str, start: str, alias: Any) -> None:
-        self.name, self.start, self.alias = name, start, alias
+    def __init__(self, name: str, start: str, alias: Any, whole: set[int]) -> None:
+        self.name, self.start, self.alias, self.whole = name, start, alias, whole
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        new = super().on_leave(original, updated)
+        if isinstance(new, cst.CSTNode) and new is not original:
+            self.alias(new, original)  # (a line holding a read spelled anew: still the user's)
+        return new
 
     def _made(self, text: str, old: Any, statement: bool = False) -> Any:
         new = cst.parse_statement(text + "\n").body[0] if statement else (
@@ -209,11 +232,25 @@ class _Window(cst.CSTTransformer):
             return self._made(f"(len({self.name}) - {self.start})", original)
         return updated
 
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+        if id(original) in self.whole:  # (`sum(parts)`: the window's items)
+            return self._made(f"{self.name}[{self.start}:]", original)
+        return updated
+
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> Any:
         if not (isinstance(original.value, cst.Name) and original.value.value == self.name):
             return updated
         k = _index(original)
         return self._made(f"{self.name}[{self.start}{f' + {k}' if k else ''}]", original)
+
+
+def _eager_reader(n: Any, func: Any) -> bool:
+    """Does a call of ``func`` read a list argument when made and keep no reference to
+    it (``sum``, ``min``, ``max``, ``list``, ``tuple``, ``sorted``, a NumPy function)?"""
+    found = _resolved(n, func)
+    return found in _EAGER or type(found).__name__ == "ufunc" or (
+        callable(found) and (getattr(found, "__module__", None) or "").split(".")[0] == (
+            "numpy"))
 
 
 def as_zip(n: Any, call: Any) -> Any:

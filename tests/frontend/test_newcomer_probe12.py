@@ -50,17 +50,14 @@ EXPECTED: dict[str, str] = {
     # r, w in zip(state, k1, ...))` unrolled for the tuple's length before the loop; it
     # was refused: "a tuple, list or dict argument can only be indexed with a constant
     # key here")
-    # `buf.append(v)` of `collections.deque(maxlen=3)` in a loop over the array `x`,
-    # `sum(buf)` read in the loop: the number of appends is known only when the function
-    # runs: "the list `buf_2` grown in the loop is not used afterwards" (the deque is a
-    # list since containers18, frontend/deques.py; it was refused: "s2s cannot build
+    # (deque_window: ok since refused19b, `sum(buf)` of the window in the loop is the sum
+    # of `buf[buf_start:]`, frontend/windows.py; it was refused: "the list `buf_2` grown
+    # in the loop is not used afterwards", and before containers18 "s2s cannot build
     # `collections.deque` inside the function: it defines `__new__`")
-    "deque_window": "refused",
-    # `acc[k] += v ** 2` for `k, v in zip("abab", x)`: "the key `k` is known only when
-    # the function runs" (the defaultdict is a dict since containers18, a loop over
-    # constant keys runs, frontend/default_dicts.py; it was refused: "it defines
-    # `__new__`")
-    "defaultdict_accumulate": "refused",
+    # (defaultdict_accumulate: ok since refused19b, `for k, v in zip("abab", x)` unrolled
+    # over the string's items, each key known, an `x` shorter than it raising at the
+    # loop's line, frontend/keyed_zips.py; it was refused: "the key `k` is known only
+    # when the function runs", and before containers18 "it defines `__new__`")
     # `with Counted() as c:` of a user context manager: "a `with` over this context: its
     # effect is on something s2s does not follow" (np.errstate, warnings.catch_warnings
     # only). Kept refused (misc18): its `__enter__` changes `c.entered`, which the
