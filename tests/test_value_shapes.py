@@ -16,6 +16,7 @@ the long campaign (``S2S_VALUE_SHAPES_LONG``, 5000).
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 
@@ -115,3 +116,63 @@ def test_value_dependent_shapes_never_freeze(source: str, salt: int) -> None:
 @given(programs(steps=(2, 8)), st.integers(0, 2**31 - 1))
 def test_value_dependent_shapes_never_freeze_long(source: str, salt: int) -> None:
     check_program(source, np.random.default_rng(salt))
+
+
+
+@pytest.mark.slow
+def test_a_module_loop_count_changed_at_every_call_is_read_when_it_runs() -> None:
+    """``for i in range(N)`` with ``N`` a module array changed in place before every
+    call: the loop reads ``N`` when it runs, so the code is not made again per value
+    and the second call specializes (the long campaign's falsifying example, salt 7:
+    a pass that then unrolled nothing had marked ``N`` static, so every change of it
+    generated anew and nothing was ever specialized).  Each call against central
+    differences."""
+    source = ("def f(x, y, m, n, k):\n    v = x\n    for i in range(N):\n"
+              "        v = 0.5 * v + np.tanh(np.sum(x) * x)\n    return np.sum(v ** 2)\n")
+    module, _ = load(source)
+    g, W = s2s.grad(module.f), module.W
+    r = np.random.default_rng(7)
+    for count in (2, 1, 3, 0, 4):
+        module.N[...] = count
+        x, rest = r.normal(size=6), (W, W > 1.0, np.array(1), np.arange(3))
+        h = 1e-6 * np.eye(6)
+        fd = [(module.f(x + e, *rest) - module.f(x - e, *rest)) / 2e-6 for e in h]
+        np.testing.assert_allclose(g(x, *rest), fd, rtol=1e-6, atol=1e-8,
+                                   err_msg=f"N = {count}")
+    assert g.specialized_source is not None and "range(N)" in g.specialized_source
+
+
+
+
+
+
+COMPREHENSION_OF_N = ("def f(x, y, m, n, k):\n    return h(x)\n\n\ndef h(x):\n"
+                      "    return np.sum(np.stack([x * (i + 1) for i in range(N)]) ** 2)\n")
+
+
+@pytest.mark.every_case  # (value_and_grad by default, the others slow)
+@pytest.mark.parametrize("how", ["value_and_grad", pytest.param("jit", marks=pytest.mark.slow),
+                                 pytest.param("jvp", marks=pytest.mark.slow)])
+def test_a_comprehension_length_from_a_module_array_changed_in_place(how) -> None:
+    """``[x * (i + 1) for i in range(N)]`` is made for ``N``'s value (unrolled):
+    ``N`` changed in place keeps its identity, so the calls that skip the argument
+    checks (the fast path, from the second call with one signature) compare its
+    value too.  value_and_grad, jit of grad and jvp ran the code of the count before
+    (a wrong number, or NumPy's IndexError from emitted code).  The gradient is
+    ``2 x (1 + 4 + ... + N**2)``; jvp along ones gives its sum."""
+    module, _ = load(COMPREHENSION_OF_N)
+    x = np.linspace(0.1, 1.0, 6)
+    if how == "value_and_grad":
+        vg = s2s.value_and_grad(module.h)
+        run = lambda: vg(x)[1]  # noqa: E731
+    elif how == "jit":
+        run = functools.partial(s2s.jit(s2s.grad(module.h)), x)
+    else:
+        run = lambda: s2s.jvp(module.h, (x,), (np.ones(6),))[1]  # noqa: E731
+    for call, count in enumerate((2, 3, 3, 3, 4, 1, 5)):  # (the second 3: the fast path)
+        module.N[...] = count
+        want = 2 * x * sum((i + 1) ** 2 for i in range(count))
+        np.testing.assert_allclose(run(), np.sum(want) if how == "jvp" else want,
+                                   rtol=1e-12, err_msg=f"call {call + 1}, N = {count}")
+        if how == "value_and_grad" and call == 2:  # (specialized in the background:
+            vg.wait_specialized()  # done before the next call)

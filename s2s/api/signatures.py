@@ -140,6 +140,10 @@ class FreeSnapshot:
             elif layout is not None:
                 self._layouts.append((value, layout[0], layout[1]))
         self._defaults = list(defaults.values())
+        # a name whose value decided the code (`range(N)` of a comprehension): the
+        # value itself, which an array changed in place changes under one identity
+        self._values = [(var, var.value_key()) for var, _, _ in items
+                        if hasattr(var, "value_key")]
         # a class of the user's: its methods too (a constructor's, replaced, is code
         # the emitted code holds a copy of)
         self._classes = [(value, class_methods(value)) for _, value, _ in items
@@ -191,6 +195,8 @@ class FreeSnapshot:
                 if not _same_reads(reads):
                     return False
         if self._others and not _same_reads(self._others):
+            return False
+        if self._values and not _same_values(self._values):
             return False
         for value, shape, dtype in self._layouts:  # (an array reshaped in place)
             if value.shape != shape or value.dtype != dtype:
@@ -251,6 +257,9 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
     if snapshot._others:
         env[f"{p}others"] = snapshot._others
         terms.append(f"{p}reads({p}others)")
+    if snapshot._values:
+        env[f"{p}values"], env[f"{p}same_values"] = snapshot._values, _same_values
+        terms.append(f"{p}same_values({p}values)")
     for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
         env[f"{p}a{i}"], env[f"{p}s{i}"], env[f"{p}y{i}"] = value, shape, dtype
         terms.append(f"{p}a{i}.shape == {p}s{i} and {p}a{i}.dtype == {p}y{i}")
@@ -309,6 +318,16 @@ def _same_reads(reads: list[tuple[Any, Any]]) -> bool:
     for var, value in reads:
         try:
             if var.read() is not value:
+                return False
+        except (KeyError, ValueError):
+            return False
+    return True
+
+
+def _same_values(values: list[tuple[Any, Any]]) -> bool:
+    for var, key in values:
+        try:
+            if var.value_key() != key:
                 return False
         except (KeyError, ValueError):
             return False

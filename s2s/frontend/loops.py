@@ -27,6 +27,7 @@ from .module_dicts import unroll_module_dict
 from .named_attrs import unroll_named_records
 from .objects import iterated_object
 from .resolve import live_defaults
+from .static import undo_watches
 from .static_loops import unroll_static
 from .windows import as_islice, as_zip, sliding_window
 
@@ -447,10 +448,14 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
     (module_dicts.py, first: the others read the dict as a value), ``fs.append(lambda
     ...)``, ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
     parts[0]`` (windows.py)."""
-    return unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
-        n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
-        n, node) or unroll_dict_items(n, node) or unroll_named_records(  # (`for s in
-        n, node)  # specs`: dict_item_loops.py; `for layer in layers`: named_attrs.py)
+    before = dict(n.resolver.free)
+    if unroll_static(n, node) or unroll_module_dict(n, node) or unroll_appending(
+            n, node) or containers(n).unroll(node) or n.dicts.unroll(node) or sliding_window(
+            n, node) or unroll_dict_items(n, node) or unroll_named_records(  # (`for s in
+            n, node):  # specs`: dict_item_loops.py; `for layer in layers`: named_attrs.py)
+        return True
+    undo_watches(n, before)  # (the loop form reads its iterable's values as it runs)
+    return False
 
 
 def _item(n: Any, tables: bool, target: str, seq: Atom, index: str, node: Any) -> Atom:

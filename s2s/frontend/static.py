@@ -98,6 +98,27 @@ class StaticVar(FreeVar):
             return None
         return (super().fingerprint(), ("static", static_key(value)))
 
+    def value_key(self) -> Any:
+        """What of its value the code depends on, read now: a call may take code made
+        before only while this is unchanged (an array changed in place keeps its
+        identity: api/signatures.py's ``FreeSnapshot``)."""
+        return static_key(self.read())
+
+
+def undo_watches(n: Any, before: dict[str, FreeVar]) -> None:
+    """The free names passes read as static values (``StaticReader.watch``) since
+    ``before`` (a copy of ``n.resolver.free``) put back as they were, for passes that
+    then lowered nothing: a loop left to the loop form reads ``range(N)`` when it runs,
+    so a change of ``N`` (a module array) makes no code again."""
+    free = n.resolver.free
+    for name, var in list(free.items()):
+        if type(var) is StaticVar and type(before.get(name)) is not StaticVar:
+            old = before.get(name)
+            if old is None:  # (read first by the pass: the plain name it looked up)
+                old = FreeVar(var.name, var.cell, var.scope)
+                old.also = var.also
+            free[name] = old
+
 
 class FieldsVar(FreeVar):
     """A callee's parameter left at a default that is a dataclass or NamedTuple object

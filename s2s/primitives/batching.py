@@ -261,9 +261,12 @@ def separated_lead(b: Batch, index: Index) -> int | None:
         value = np.asarray(item.value)
         return min(value.ndim, 1) if value.dtype == bool else value.ndim
 
-    picked = [(k, rank(item)) for k, item in enumerate(items) if not (
+    kept = [k for k, item in enumerate(items) if not (
         isinstance(item, Slice) or isinstance(item, Const) and (
             item.value is None or item.value is Ellipsis))]
+    if len(kept) < 2:  # (one item is never separated: np.ix_'s tuple has no rank)
+        return None
+    picked = [(k, rank(items[k])) for k in kept]
     arrays = [r for _, r in picked if r > 0]
     positions = [k for k, _ in picked]
     if not arrays or positions == list(range(positions[0], positions[-1] + 1)):

@@ -154,4 +154,6 @@ def test_a_refusal_in_a_method_is_in_your_spelling(fn, head, says, quoted) -> No
     source = open(F.__file__).read().splitlines()[number - 1]
     column = int(line.split("column ")[1])
     assert source.strip() == quoted or source.strip().startswith(quoted), (source, text)
-    assert source[column - 1:].startswith(quoted.split()[0]), (source, column)
+    # the column is the field's read: the write, or in a `try` the read whose
+    # exceptions s2s cannot vet (since frontend/array_try.py, not the assignment)
+    assert source[column - 1:].startswith("self.w"), (source, column)
