@@ -307,6 +307,23 @@ RULES: tuple[Rule, ...] = (
          "exponential); the reciprocal of a value beyond 1 / the smallest normal number "
          "is subnormal or zero, where the quotient need not be",
          ({"e": (5,)}, {"e": ()}, {"e": (0,)}, {"e": (2, 3)}), "", "", exact=False),
+    Rule("a value less its share e / (1 + e) is the value over 1 + e", "egraph",
+         "(-(d := z * (e := np.exp(u))) * b / (t := 1.0 + e) * e + b * d, "
+         "b * d - d * e * b / t)",
+         "(b * (d := z * (e := np.exp(u))) / (1.0 + e), b * d / (1.0 + e))",
+         "t and e names bound once, never written into, to 1 + e and to np.exp(...) (so "
+         "e >= 0 or NaN); a factor of the kept term q (here b * d) is e or a name bound "
+         "once, never written into, to a product with the factor e; any order of the "
+         "factors and of the two terms; real floating values (facts): the product rule's "
+         "two terms of the tangent of a logistic loss's cotangent (a Hessian-vector "
+         "product's), q * (1 - e / (1 + e)), in one quotient (two passes over the array "
+         "and an addition fewer); equal to rounding (the right side does not cancel where "
+         "e is large); the same elements not finite: e = +inf makes d, so q, infinite or "
+         "NaN and both sides NaN, and an infinite q makes the left side NaN and the right "
+         "one infinite; e / t < 1, so no product overflows that the quotient does not",
+         ({"z": (5,), "u": (5,), "b": (5,)}, {"z": (2, 3), "u": (2, 3), "b": (3,)},
+          {"z": (0,), "u": (0,), "b": (0,)}, {"z": (), "u": (), "b": ()},
+          {"z": (1,), "u": (1,), "b": ()}), "", "", exact=False),
     Rule("arithmetic computes into the intermediates nothing else holds", "buffers",
          "(a + a) * s - t * (a * t)",
          "(lambda o, p: (np.multiply(o, s, out=o), np.multiply(p, t, out=p), "
