@@ -6,18 +6,20 @@ the product rule as two terms, the derivative of ``1 / (1 + e)`` and of ``e``::
 
     -d * b / t * e + b * d      t = 1 + e, e = np.exp(z), d = z_dot * e
 
-which is ``b * d * (1 - e / (1 + e))``, that is ``b * d / t``: two passes over the
-array and an addition fewer.  Equal to rounding (the right side is the more accurate:
-the left one cancels where ``e`` is large).  Where ``e`` is +inf, ``d`` (which has
-``e`` as a factor) is infinite or NaN and both sides are NaN; where ``e`` is NaN both
-are; where ``b * d`` is infinite the left side is NaN and the right one infinite:
-the same elements are not finite on both sides.  ``e`` >= 0 (an exponential), so
-``e / t`` is below one and the left side's product does not overflow where the
-right side's quotient does not."""
+which is ``q * (1 - e / (1 + e))`` with ``q = b * d``, that is ``q / t``; written
+``q / t + (q - q)``, so that an infinite ``q`` still gives NaN, as the left side's
+``inf - inf`` does (``jax.jvp`` of the gradient too): two passes over the array fewer.
+Equal to rounding (the right side does not cancel where ``e`` is large), NaN at the
+same elements: where ``e`` is +inf, ``d`` (which has ``e`` as a factor), so ``q``, is
+infinite or NaN and both sides are NaN; where ``e`` or ``q`` is NaN both are; where
+``q`` is infinite both are NaN; elsewhere both are finite (``e >= 0``, an exponential,
+so ``e / t`` is below one and the left side's product does not overflow)."""
+
 
 from __future__ import annotations
 
 import ast
+import copy
 from collections import Counter
 from typing import Any, Callable
 
@@ -75,7 +77,7 @@ def _real(fact: Any) -> bool:
 
 def complements(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
     """Rewrite ``-q * e / t + q`` (any order of the factors and terms, or ``q - q * e /
-    t``) as ``q / t`` where ``t`` is a name bound once to ``1 + e``, ``e`` one bound once
+    t``) as ``q / t + (q - q)`` where ``t`` is a name bound once to ``1 + e``, ``e`` one bound once
     to ``np.exp(...)``, and a factor of ``q`` is ``e`` or a name bound once to a product
     with the factor ``e``; every name never written into, the values real floating
     (facts)."""
@@ -128,9 +130,12 @@ def complements(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
                     _one_plus(bound[t.id]) != e.id or not _exp(bound[e.id]) or \
                     not has_factor(num_q, e.id) or not _real(fact(q)):
                 continue
-            new = ast.BinOp(q, ast.Div(), ast.Name(t.id, ast.Load()))
-            if hasattr(n, "_k"):
-                new._k = n._k  # type: ignore[attr-defined]
+            # (q - q: NaN where q is infinite, as the left side is; else zero)
+            new = ast.BinOp(ast.BinOp(q, ast.Div(), ast.Name(t.id, ast.Load())), ast.Add(),
+                            ast.BinOp(copy.deepcopy(q), ast.Sub(), copy.deepcopy(q)))
+            for part, like in ((new, n), (new.left, n), (new.right, q)):
+                if hasattr(like, "_k"):  # (q / t has the sum's shape: t has e's)
+                    part._k = like._k  # type: ignore[attr-defined]
             return ast.copy_location(new, n)
         return None
 
