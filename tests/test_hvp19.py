@@ -148,9 +148,10 @@ def _spellings(g):
 
 @pytest.mark.every_case
 @pytest.mark.parametrize("spelling, dtype", [
-    ("zeros", np.float64), ("closure", np.float32),
+    ("zeros", np.float64),
     *(pytest.param(s, d, marks=pytest.mark.slow) for s, d in [
-        ("zeros", np.float32), ("closure", np.float64), ("grad_of_lambda", np.float64),
+        ("zeros", np.float32), ("closure", np.float32), ("closure", np.float64),
+        ("grad_of_lambda", np.float64),
         ("grad_of_lambda", np.float32)])])
 def test_values_change_between_calls(spelling, dtype):
     """Twelve calls, new values each (rows fixed: one specialization), results kept
@@ -178,6 +179,7 @@ def test_values_change_between_calls(spelling, dtype):
                              for t in texts), texts
 
 
+@pytest.mark.slow
 def test_nan_and_inf_as_the_code_before_the_rule():
     """An inf in the direction, a NaN in the data, a margin whose exp overflows: the
     same elements not finite as the generic code's, the finite ones equal."""
@@ -227,3 +229,89 @@ def test_against_jax(dtype):
             assert out.dtype == tangent.dtype == dtype, spelling
             np.testing.assert_allclose(out, np.asarray(want_out), **tol, err_msg=spelling)
             np.testing.assert_allclose(tangent, np.asarray(want), **tol, err_msg=spelling)
+
+
+# ---- the latest family's path (api/families.runner) ------------------------------------
+
+
+def test_a_lambda_made_again_takes_the_family_path(monkeypatch):
+    """After its first calls, ``s2s.jvp(lambda u: g(u, x, y), ...)`` with new data each
+    call runs without ``families.family`` or ``run_as`` (counted), values the closed
+    forms', and ``s2s.source`` of the latest lambda still shows its code."""
+    from s2s.api import families, pushforward
+
+    g = s2s.grad(F.logistic_mean)
+    calls = {"family": 0, "run_as": 0}
+    for name in calls:
+        real = getattr(families, name)
+
+        def counted(*a, _real=real, _name=name):
+            calls[_name] += 1
+            return _real(*a)
+        monkeypatch.setattr(families, name, counted)
+    for k in range(10):
+        w, v, x, y = _data(8, seed=60 + k)
+        lam = lambda u: g(u, x, y)  # noqa: E731
+        out, tangent = s2s.jvp(lam, (w,), (v,))
+        np.testing.assert_allclose(out, logistic_grad(w, x, y), rtol=1e-10)
+        np.testing.assert_allclose(tangent, logistic_hvp(w, v, x, y), rtol=1e-10)
+        if k == 5:
+            before = dict(calls)
+    assert calls == before, calls  # (calls 7 to 10: the family path alone)
+    assert pushforward._FAMILY[0] is lam.__code__
+    assert "def " in s2s.source(lam, "jvp")
+
+
+@pytest.mark.slow
+def test_the_family_path_misses_where_a_cell_changes_kind_or_the_call_fails():
+    """A cell holding another rank, a lambda of the same code with a default, a
+    tangent of another shape (located error, the cells restored): the checked path
+    decides, and the next calls are right again."""
+    g = s2s.grad(F.tanh_rows)
+
+    def hvp(w, v, x):
+        return s2s.jvp(lambda u: g(u, x), (w,), (v,))
+    rng = np.random.default_rng(3)
+    w, v, x = rng.normal(size=3), rng.normal(size=3), rng.normal(size=(5, 3))
+    for _ in range(4):
+        np.testing.assert_allclose(hvp(w, v, x)[1], _tanh_rows_hvp(w, v, x), rtol=1e-10)
+    with pytest.raises(ValueError):
+        hvp(w, np.ones(4), x)  # (a tangent of another shape)
+    x2 = rng.normal(size=(7, 3))
+    np.testing.assert_allclose(hvp(w, v, x2)[1], _tanh_rows_hvp(w, v, x2), rtol=1e-10)
+    xs = rng.normal(size=(2, 5, 3))  # (a cell of another rank: a batch of rows)
+    for _ in range(3):
+        np.testing.assert_allclose(hvp(w, v, xs)[1], _tanh_rows_hvp(w, v, xs.reshape(-1, 3)),
+                                   rtol=1e-10)
+    np.testing.assert_allclose(hvp(w, v, x)[1], _tanh_rows_hvp(w, v, x), rtol=1e-10)
+
+
+def _tanh_rows_hvp(w, v, x):
+    t = np.tanh(x @ w)
+    return x.T @ (2 * (1 - t * t) * (1 - 3 * t * t) * (x @ v))
+
+
+@pytest.mark.slow
+def test_the_family_path_on_threads():
+    """Eight threads, each its own data, a new lambda per call: each gets its own
+    values (the canonical's cells are swapped under the family's lock)."""
+    import threading
+
+    g = s2s.grad(F.logistic_mean)
+    w, v, x, y = _data(8, seed=90)
+    for _ in range(3):
+        s2s.jvp(lambda u: g(u, x, y), (w,), (v,))
+    wrong: list = []
+
+    def work(seed):
+        for k in range(40):
+            w, v, x, y = _data(8, seed=seed * 100 + k % 3)
+            got = s2s.jvp(lambda u: g(u, x, y), (w,), (v,))[1]
+            if not np.allclose(got, logistic_hvp(w, v, x, y), rtol=1e-10):
+                wrong.append((seed, k))
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong, wrong
