@@ -184,11 +184,74 @@ _FREE_VAR: Any = None
 
 
 def ran_as(fun: Any) -> Callable | None:
-    """The canonical function ``fun``'s latest jvp ran as (None: itself)."""
+    """The canonical function ``fun``'s latest jvp ran as (None: itself); a member the
+    jvp's family path ran (``runner``, which records nothing) finds its family again."""
     try:
-        return RAN_AS.get(fun)
+        got = RAN_AS.get(fun)
     except TypeError:  # (not weak-referenceable)
         return None
+    if got is None and type(fun) is types.FunctionType and fun.__code__ is _LAST[0]:
+        found = family(fun)
+        return None if found is None else found[0]
+    return got
+
+
+def runner(found: tuple[Callable, threading.RLock, list], owner: Any,
+           miss: Any) -> Callable | None:
+    """``run(fun, p, t)``: ``owner.last_hot(p, t)`` with the canonical function's cells
+    holding the cell contents of ``fun``, a member of ``found``, the latest family
+    (``_LAST``, whose test of a function without its key, ``family``'s first, it makes
+    inline); ``miss`` where ``fun`` is not such a member, or what ``last_hot`` gives.
+    As ``run_as`` of ``family(fun)``, in one generated frame (a closure's
+    Hessian-vector product, ``s2s.jvp(lambda w: g(w, x, y), (w,), (v,))``, makes a new
+    lambda at every call: finding its family and swapping its cells took three frames,
+    a lock's context manager and loops, about 6 us).  None where ``found`` is not the
+    latest family or a cell's test cannot pass."""
+    last = _LAST
+    if last[5] is not found:
+        return None
+    canon, lock, _ = found
+    mine = canon.__closure__ or ()
+    env: dict[str, Any] = {"CODE": last[0], "MODULE": last[1], "NAME": last[2],
+                           "QUALNAME": last[3], "MISS": miss, "nd": np.ndarray,
+                           "owner": owner, "lock": lock}
+    lines = ["def run(fun, p, t):",
+             "    if fun.__code__ is not CODE or fun.__globals__ is not MODULE or "
+             "fun.__defaults__ is not None or fun.__kwdefaults__ is not None or "
+             "fun.__name__ != NAME or fun.__qualname__ != QUALNAME or fun.__dict__:",
+             "        return MISS"]
+    n = len(last[4])
+    if n != len(mine):
+        return None
+    tests = []
+    for i, want in enumerate(last[4]):  # (_same_prints's tests)
+        env[f"m{i}"] = mine[i]
+        if type(want) is int:
+            tests.append(f"type(v{i}) is nd and v{i}.ndim == {want}")
+            continue
+        env[f"W{i}"] = value = want[0]
+        if type(value) is types.FunctionType:
+            if value.__code__ is last[0]:
+                return None
+            tests.append(f"v{i} is W{i} and not W{i}.__dict__")
+        else:
+            tests.append(f"v{i} is W{i}")
+    v = [f"v{i}" for i in range(n)]
+    m = [f"m{i}.cell_contents" for i in range(n)]
+    if n:
+        lines += ["    try:", f"        {', '.join(f'c{i}' for i in range(n))}, = fun.__closure__",
+                  f"        {', '.join(v)}, = {', '.join(f'c{i}.cell_contents' for i in range(n))},",
+                  "    except (TypeError, ValueError):", "        return MISS",
+                  f"    if not ({' and '.join(tests)}):", "        return MISS",
+                  "    with lock:", f"        {', '.join(f's{i}' for i in range(n))}, = {', '.join(m)},",
+                  f"        {', '.join(m)}, = {', '.join(v)},", "        try:",
+                  "            return owner.last_hot(p, t)", "        finally:",
+                  f"            {', '.join(m)}, = {', '.join(f's{i}' for i in range(n))},"]
+    else:
+        lines += ["    if fun.__closure__ is not None:", "        return MISS",
+                  "    return owner.last_hot(p, t)"]
+    exec(compile("\n".join(lines) + "\n", "<s2s:family_path>", "exec"), env)
+    return env["run"]
 
 
 def run_as(found: tuple[Callable, threading.RLock, list], fun: Callable,

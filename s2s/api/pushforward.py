@@ -161,10 +161,16 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                 reraise_located(err, t.ir, t.fn.__name__)
             return _hot_results(t, hit, fun, result, args, has_aux)
     if type(fun) is types.FunctionType:  # a lambda made again: its family's transform
+        if fun.__code__ is _FAMILY[0] and has_aux is False:  # (the latest family's
+            out = _FAMILY[1](fun, primals, tangents)  # member: its canonical's hot path)
+            if out is not MISS:
+                return out
         found = families.family(fun)
         if found is not None:
-            return families.run_as(found, fun, lambda canon: jvp(
+            out = families.run_as(found, fun, lambda canon: jvp(
                 canon, primals, tangents, has_aux))
+            _family_path(fun, found, has_aux)
+            return out
     elif type(fun) is Member and "_member" in fun.__dict__:
         # grad of a lambda made again (``s2s.jvp(s2s.grad(lambda w: f(w, x)), ...)``):
         # the jvp of its family's shared grad, with the lambda's cell contents (the
@@ -193,6 +199,25 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
 
 def _no_hot(primals: Any, tangents: Any) -> Any:
     return MISS
+
+
+# (code, families.runner of the latest family whose canonical function's jvp ran its
+# generated path: ``run(fun, primals, tangents)``, that family, the canonical's _JVP)
+_FAMILY: tuple = (None, None, None, None)
+
+
+def _family_path(fun: Callable, found: tuple, has_aux: bool) -> None:
+    """Keep the path of ``found``'s members (``_FAMILY``) where its canonical function's
+    transform is the latest one jvp ran, has a generated path, and ``found`` is the
+    latest family: the canonical's ``last_hot`` run with the member's cell contents."""
+    global _FAMILY
+    t = _LATEST[2]
+    if has_aux is not False or _LATEST[0] is not found[0] or t.last_hot is _no_hot or \
+            _FAMILY[2] is found and _FAMILY[3] is t:
+        return
+    run = families.runner(found, t, MISS)
+    if run is not None:
+        _FAMILY = (fun.__code__, run, found, t)
 
 
 _KEPT = object()  # (_JVP.hot's keys of the code given only the nonzero tangents)
@@ -344,9 +369,11 @@ def _hot_entry(t: _JVP, primals: Any, tangents: Any) -> tuple[tuple, Any]:
 
 def forget(fun: Any) -> None:
     """Drop ``fun``'s transform from jvp's hot path (its JVPS entry was dropped)."""
-    global _LATEST
+    global _LATEST, _FAMILY
     if _LATEST[0] is fun:
         _LATEST = (None, None, None)
+    if _FAMILY[2] is not None and _FAMILY[2][0] is fun:
+        _FAMILY = (None, None, None, None)
 
 
 def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool,

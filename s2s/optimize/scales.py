@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .calls import written as _written
+from .complements import complements  # noqa: F401  (specialize.py runs it beside these)
 from .terms import summed as _summed
 
 

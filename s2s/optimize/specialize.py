@@ -66,7 +66,7 @@ from .passes import (
 )
 from .products import names_in, narrow_floats, sums_as_products
 from .realpart import real_conjugates, real_parts
-from .scales import divisors_out_of_sums, lift_scales
+from .scales import complements, divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
 from .softmax import softmax_of_logsumexp
 from .solves import shared_factorizations, symmetric_transposes
@@ -726,9 +726,9 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             whole_views(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)
-        if on("egraph"):
-            lift_scales(fn, rewriter.fact)
-            divisors_out_of_sums(fn, rewriter.fact)
+        if on("egraph"):  # (scales.py; complements.py: a value less its share e / (1 + e))
+            for step in (lift_scales, divisors_out_of_sums, complements):
+                step(fn, rewriter.fact)
         if on("subexpr"):  # (before the e-graph, which would fold 2 * t's constant out)
             read_held_values(fn, fact=rewriter.fact)
         if on("egraph") and e_graphs:
