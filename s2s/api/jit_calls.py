@@ -28,7 +28,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
-from . import jit_jax_free, trees
+from . import jit_jax_free, records, trees
 from .jit_jax_free import FreeInputs, NeedFree
 from .transformed import Transformed
 from .vectorize import Vmapped
@@ -137,9 +137,9 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     statics = dict(static_argnums=self.static_argnums or None,
                    static_argnames=self.static_argnames or None)
 
-    def guarded(token: int) -> Any:  # (a bare function of one static key: guarded_call)
-        def traced_guarded(*args: Any, **kwargs: Any) -> Any:
-            return trace(args, kwargs, True, (), token)
+    def guarded(token: int, bare: bool = True) -> Any:  # (a function of one static
+        def traced_guarded(*args: Any, **kwargs: Any) -> Any:  # key: guarded_call)
+            return trace(args, kwargs, bare, (), token)
 
         traced_guarded.__name__ = self.__name__
         if sig is not None:
@@ -204,16 +204,19 @@ def _keyed_from_now_on(self: Jitted) -> Callable:
     return call
 
 
-def keyed_call(self: Jitted) -> Callable:
+def keyed_call(self: Jitted, counted: Any = None, lane: bool = False) -> Callable:
     """The keyed path: a call of arrays and numbers runs the jitted function (behind
     the C-level call counter); any other argument may hold a dict, whose order
     jax.jit would lose: its dicts go as ``jax_order.Keyed`` nodes. The results are as
     JAX gives them unless a trace of this jit has returned a dict (then its ``Keyed``
     nodes are made plain dicts). A dict of arrays and numbers (a parameter dict, its
     gradient) crosses in C calls made from this one frame, where ``keyed``/``plain``
-    would add their own."""
-    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
-                                   self.static_argnames)
+    would add their own. ``counted``: a guarded lane's counted function
+    (:func:`guarded_call`; ``lane``: a trace's ``NeedFree`` goes to the lane's caller)."""
+    counted = self._counted if counted is None else counted
+    order, nums, names = self._order, self.static_argnums, self.static_argnames
+    jitted = counted.__wrapped__
+    freed = _freed(self, jitted, "keyed", lane)
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
     flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [not nums]  # (dicts made Keyed without a look at their values: below)
@@ -223,8 +226,8 @@ def keyed_call(self: Jitted) -> Callable:
         given, given_kw = order.keyed_args(args, kwargs, nums, names)
         try:
             out = counted(*given, **given_kw)
-        except NeedFree as err:  # (free names to read: the free path from now on)
-            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
+        except NeedFree as err:  # (free names to read: guarded, or the free path)
+            return freed(err)(*args, **kwargs)
         return plain(out) if self._dict_out else out
 
     def _call_keyed(*args: Any, **kwargs: Any) -> Any:
@@ -235,8 +238,8 @@ def keyed_call(self: Jitted) -> Callable:
             else:
                 try:
                     out = counted(*args)
-                except NeedFree as err:  # (free names to read: the free path from now on)
-                    return free_from_now_on(self, err, self._jitted)(*args)
+                except NeedFree as err:  # (free names to read: guarded, or the free path)
+                    return freed(err)(*args)
                 if type(out) in leaf or not self._dict_out:
                     return out
                 return plain(out)
@@ -251,15 +254,15 @@ def keyed_call(self: Jitted) -> Callable:
                         given.append(keyed(a))
                 try:
                     out = counted(*given)
-                except NeedFree as err:  # (free names to read: the free path from now on)
-                    return free_from_now_on(self, err, self._jitted)(*args)
+                except NeedFree as err:  # (free names to read: guarded, or the free path)
+                    return freed(err)(*args)
                 except (unkeyed, TypeError) as err:  # (a dict among a shallow Keyed's
                     if type(err) is not unkeyed and not (  # values; JAX's error at a
                             shallow[0] and any(map(nested_str, args))):  # string there)
                         raise
                     shallow[0] = False
                     self._calls -= 1  # (counted again where it runs now)
-                    _drop_entries(self._jitted)
+                    _drop_entries(jitted)
                     return _call_keyed(*args)
                 if not self._dict_out:
                     return out
@@ -281,51 +284,94 @@ def vmapped_calls(self: Jitted) -> None:
     since (a free name rebound: its outputs may hold objects now)."""
     bare = self._counted_bare = functools.lru_cache(maxsize=0)(self._jitted_bare)
     self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
-        self._call_python
+    own_call(self, vmapped_bare_call(self, bare))
+
+
+def vmapped_bare_call(self: Jitted, bare: Any, lane: bool = False) -> Callable:
+    """:func:`vmapped_calls`' frame around ``bare`` (a counted jitted function; of a
+    guarded lane where ``lane``: a trace's ``NeedFree`` and ``Unkeyed`` then go to the
+    lane's caller, :func:`guarded_call`)."""
+    fun, need, slow = self.fun, self._need_example, self._call_python
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
+    jitted = bare.__wrapped__
+    freed = _freed(self, jitted, "vmapped", lane)
 
     def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain_ir:
+        if not kwargs and (fun.ir is self._plain_ir or _plain_now(self)):
             try:
                 while True:  # (a variant per path of an `if`: api/jit_jax_paths.py)
                     try:
                         return bare(*args)  # (its results may hold a dict: Unkeyed)
                     except need as err:
                         self._add_example(args, kwargs, err.paths)
-                        _drop_entries(self._jitted_bare)
+                        _drop_entries(jitted)
                         self._calls -= 1  # (the counter counts the call again)
                     except TypeError:  # (JAX's, at a string in a dict or tuple: keyed)
                         if not any(map(nested_str, args)):
                             raise
                         raise unkeyed from None
-            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
-                return free_from_now_on(self, err, self._jitted_bare)(*args)
+            except NeedFree as err:  # (free names to read: guarded, or the free path)
+                return freed(err)(*args)
             except unkeyed:
+                if lane:  # (the lane's caller takes the keyed lanes)
+                    raise
                 self._calls -= 1  # (counted where it runs now)
-                _drop_entries(self._jitted_bare)
+                _drop_entries(jitted)
                 call = vmapped_call(self)
                 own_call(self, call)
                 return call(*args)
         return slow(*args, **kwargs)
 
-    own_call(self, _call_vmapped_bare)
+    return _call_vmapped_bare
 
 
-def guarded_call(self: Jitted) -> Callable:
-    """A bare jit whose code reads free names that are all guarded, none passed (a
-    helper function ``logistic`` the loss calls, guarded by identity; a number): a call
-    reads them in C (one getter, or one ``itemgetter`` of a module's names), compares
-    them by identity with what they held when the static key was made (as
-    ``FreeInputs._fast_lane`` does), and runs a bare jitted function of that one static
-    key (``jitted_functions``' ``guarded``: no static number, no free tuple to flatten;
-    one per static key met).  Anything else (a name rebound: the static key made
-    again; a free array to pass, a dict, a string in a container) goes the free
-    path's way (:func:`free_call`), from now on where it is not a rebinding."""
+def _plain_now(self: Jitted) -> bool:
+    """Whether a vmapped function's IR, made again since the jit was (a free name
+    rebound: a helper function), still returns no objects to rebuild around the jitted
+    function (then its frames take it from now on; else :meth:`Jitted._call_python`)."""
+    fun = self.fun
+    if fun.built_template() is None and records.returned_arguments(fun.ir) is None:
+        self._plain_ir = fun.ir
+        return True
+    return False
+
+
+def _freed(self: Jitted, jitted: Any, kind: str, lane: bool) -> Callable:
+    """What a path's frame does where a trace met free names (``NeedFree``): a guarded
+    lane's frame hands it to the lane's caller; a path's own takes the names on and
+    calls :func:`guarded_call`'s way for this ``kind`` of path from now on."""
+
+    def freed(err: NeedFree) -> Callable:
+        if lane:
+            raise err
+        self._calls -= 1  # (counted again where it runs now)
+        _drop_entries(jitted)
+        take_free(self, err)
+        call = guarded_call(self, kind)
+        own_call(self, call)
+        return call
+
+    return freed
+
+
+def guarded_call(self: Jitted, kind: str = "bare") -> Callable:
+    """A jit whose code reads free names that are all guarded, none passed (a helper
+    function ``logistic`` the loss calls, guarded by identity; a number): a call reads
+    them in C (one getter, or one ``itemgetter`` of a module's names), compares them by
+    identity with what they held when the static key was made (as
+    ``FreeInputs._fast_lane`` does), and runs a jitted function of that one static key
+    (``jitted_functions``' ``guarded``: no static number, no free tuple to flatten; one
+    per static key met), a *lane*.  ``kind``: the path the lane's function takes, the
+    bare one (``"bare"``: the function itself), or the frame of :func:`keyed_call`
+    (``"keyed"``: a dict met, or given from the start), of :func:`vmapped_bare_call`
+    (``"vmapped"``) or of :func:`vmapped_call` (``"vmapped_keyed"``) around it.  A dict
+    a bare lane meets takes the keyed kind from now on.  Anything else (a name rebound:
+    the static key made again; a free array to pass) goes the free path's way
+    (:func:`free_call`), from now on where it is not a rebinding."""
     free, same = self._free, operator.is_
-    lanes = free.lanes
-    lane: list = [None]  # (read, what it gave, the bare function: one tuple, replaced
-    general = free_call(self)  # whole, so a thread sees one lane's three or none)
+    lanes, bare = free.lanes, kind == "bare"
+    lane: list = [None]  # (read, what it gave, the call, its jitted function: one
+    general = free_call(self)  # tuple, replaced whole, so a thread sees one lane's or none)
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
 
     def _call_guarded(*args: Any, **kwargs: Any) -> Any:
@@ -341,62 +387,64 @@ def guarded_call(self: Jitted) -> Callable:
                 own_call(self, general)  # (free arrays passed, a container, a name
                 return general(*args, **kwargs)  # unbound: from now on)
         fn = now[2]
-        self._calls += 1
+        if bare:  # (the other kinds' frames count their calls in C)
+            self._calls += 1
         try:
             return fn(*args, **kwargs)
         except NeedFree as err:  # (another free name met: read it too from now on)
             self._calls -= 1
             known = len(free.names)
             take_free(self, err)
-            _drop_entries(fn)
+            _drop_entries(now[3])
             lane[0] = None
             if len(free.names) == known:  # (none new: a value to pass, not to guard)
                 own_call(self, general)
                 return general(*args, **kwargs)
             return _call_guarded(*args, **kwargs)
         except (unkeyed, TypeError) as err:  # (a dict, a string in a container: the
-            self._calls -= 1  # free path's way from now on)
-            if type(err) is not unkeyed and not any(
-                    map(nested_str, (*args, *kwargs.values()))):
+            if kind not in ("bare", "vmapped") or (  # keyed kind's lanes from now on)
+                    type(err) is not unkeyed and not any(
+                        map(nested_str, (*args, *kwargs.values())))):
+                if bare:
+                    self._calls -= 1
                 raise
-            _drop_entries(fn)
-            own_call(self, general)
-            return general(*args, **kwargs)
-        except BaseException:
             self._calls -= 1
+            _drop_entries(now[3])
+            call = guarded_call(self, "keyed" if bare else "vmapped_keyed")
+            own_call(self, call)
+            return call(*args, **kwargs)
+        except BaseException:
+            if bare:
+                self._calls -= 1
             raise
 
     def _take_lane() -> tuple | None:
         """Read the names the general way; where none is passed and each is held by
-        identity, the lane: the bare function of their static key (None: not so)."""
+        identity, the lane: the function of their static key (None: not so)."""
         values, token = free.inputs()
         fast = free.fast
         if values or fast is None:
             lane[0] = None
             return None
-        if token not in lanes:
-            lanes[token] = self._jitted_guarded(token)
+        key = token if bare else (kind, token)
+        jitted = lanes.get(key)
+        if jitted is None:
+            jitted = self._jitted_guarded(token, kind in ("bare", "vmapped"))
+            if not bare:  # (its frame, around the function behind a C-level counter)
+                counted = functools.lru_cache(maxsize=0)(jitted)
+                free.counters.append(counted)  # (Jitted.cache_info reads them)
+                free.calls[key] = _LANE_CALLS[kind](self, counted, True)
+            lanes[key] = jitted
+        made = jitted if bare else free.calls[key]
         getters = [free.names[k] for k, _ in free.keys[token][1]]
         if len(getters) == 1:  # (one name: its getter, compared by `is`)
-            now = (getters[0], fast[2][0], lanes[token])
+            now = (getters[0], fast[2][0], made, jitted)
         else:
-            now = ((fast[1],), fast[2], lanes[token])
+            now = ((fast[1],), fast[2], made, jitted)
         lane[0] = now
         return now
 
     return _call_guarded
-
-
-def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
-    """The Python path (``Jitted._call_python``, which reads the free names and passes
-    them: api/jit_jax_free.py) as the jit's call, after a trace met free arrays or
-    numbers (that call was counted: it is counted again where it runs)."""
-    self._calls -= 1
-    _drop_entries(jitted)
-    take_free(self, err)
-    call = free_call(self)
-    own_call(self, call)
-    return call
 
 
 def free_call(self: Jitted) -> Callable:
@@ -445,6 +493,9 @@ def free_call(self: Jitted) -> Callable:
     return _call_free
 
 
+_LANE_CALLS: dict[str, Callable] = {}  # (a lane's kind -> its frame's maker: below)
+
+
 def _drop_entries(jitted: Any) -> None:
     """A trace that raised leaves JAX's C++ dispatch of that signature falling back
     to Python at every later call: drop the function's entries (its traces and
@@ -452,24 +503,27 @@ def _drop_entries(jitted: Any) -> None:
     getattr(jitted, "_clear_cache", jitted.clear_cache)()
 
 
-def vmapped_call(self: Jitted) -> Callable:
+def vmapped_call(self: Jitted, counted: Any = None, lane: bool = False) -> Callable:
     """A vmapped function's keyed path, after a bare call met a dict: a call runs its
     jitted function (behind the C-level call counter) from one frame that reads
     nothing through ``self`` but the calls and whether a result held a dict, its
     dicts as ``jax_order.Keyed`` nodes (a dict of arrays and numbers, a per-example
     gradient's parameters, made one in C calls, as :func:`keyed_call` does);
-    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict, a new
-    signature's first call (the example it needs) and an IR that changed since."""
-    counted, order, nums = self._counted, self._order, self.static_argnums
-    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
-        self._call_python
+    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict and an
+    IR that builds objects now (a new signature's first call adds the example it
+    needs from this frame, as :func:`vmapped_bare_call`'s does).
+    ``counted``, ``lane``: as :func:`keyed_call`'s."""
+    counted = self._counted if counted is None else counted
+    order, nums, jitted = self._order, self.static_argnums, counted.__wrapped__
+    freed = _freed(self, jitted, "vmapped_keyed", lane)
+    fun, need, slow = self.fun, self._need_example, self._call_python
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
     flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [True]  # (as keyed_call's)
     nested_str = order.nested_str
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain_ir:
+        if not kwargs and (fun.ir is self._plain_ir or _plain_now(self)):
             given: Any = args
             for a in args:
                 if type(a) not in leaf:
@@ -486,17 +540,20 @@ def vmapped_call(self: Jitted) -> Callable:
                     break
             try:
                 out = counted(*given)
-            except need:  # (counted as a call: the slow path counts it again)
+            except need as err:  # (its example added: the call made again, counted again)
                 self._calls -= 1
-            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
-                return free_from_now_on(self, err, self._jitted)(*args)
+                self._add_example(args, kwargs, err.paths)
+                _drop_entries(jitted)
+                return _call_vmapped(*args)
+            except NeedFree as err:  # (free names to read: guarded, or the free path)
+                return freed(err)(*args)
             except (unkeyed, TypeError) as err:  # (as keyed_call's)
                 if type(err) is not unkeyed and not (
                         shallow[0] and any(map(nested_str, args))):
                     raise
                 shallow[0] = False
                 self._calls -= 1
-                _drop_entries(self._jitted)
+                _drop_entries(jitted)
             else:
                 if not self._dict_out:
                     return out
@@ -552,3 +609,6 @@ def take_free(self: Jitted, err: NeedFree) -> None:
     if self._free is None:
         self._free = FreeInputs()
     self._free.add(err)
+
+
+_LANE_CALLS.update(keyed=keyed_call, vmapped=vmapped_bare_call, vmapped_keyed=vmapped_call)

@@ -1,0 +1,33 @@
+"""Module-level helpers the losses of tests/test_jaxlanes19.py call by name (the test
+rebinds them): a jit on the keyed path (a dict argument, a static argument) and a
+jit of ``vmap`` read them at every call through a guarded lane."""
+
+import numpy as np
+
+
+def logistic(z):
+    return np.log1p(np.exp(-z))
+
+
+def hinge2(z):
+    return np.maximum(1.0 - z, 0.0) ** 2
+
+
+SCALE = 1.0
+
+
+def plain_loss(w, x, y):  # (vmapped per example)
+    return np.mean(logistic(y * (x @ w)))
+
+
+def dict_loss(p, x, y):  # a dict argument: the keyed path
+    return np.mean(logistic(y * (x @ p["w"] + p["b"]))) + SCALE * p["b"] ** 2
+
+
+def static_loss(w, x, y, scale):  # a static argument
+    return scale * np.mean(logistic(y * (x @ w)))
+
+
+def ordered_loss(p, x, y):  # walks the dict: its key order decides the value
+    terms = [np.sum(v) * (i + 1) for i, v in enumerate(p.values())]
+    return np.mean(logistic(y * (x @ p["w"]))) + terms[0] - terms[-1]

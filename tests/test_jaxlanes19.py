@@ -1,0 +1,194 @@
+"""A JAX-backend jit whose code calls a user's helper function keeps a guarded lane
+(api/jit_calls.guarded_call) on every path a call can take: a dict argument (the keyed
+path), a static argument, ``jit(vmap(grad))`` and ``jit(vmap(grad))`` of a dict; the
+helper's identity (and a guarded number's) is compared at every call, no free path's
+frame.  Rebinding the helper at the 3rd call and back at the 10th, a module number
+changed at the 5th, new data at every call and the caller's arrays written in place
+after it must give the new gradient each time: against the gradient by hand (default
+tier) and ``jax.grad`` of the same source (its ``np`` jax.numpy, the module's names
+read when it runs; float64 and float32, slow); an unchanged call traces nothing new.
+"""
+
+from __future__ import annotations
+
+import collections
+import types
+
+import jaxlanes19_fns as M
+import numpy as np
+import pytest
+
+import s2s
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+
+_LOGISTIC = M.logistic
+KINDS = ("dict", "static", "vmap", "vmap_dict")
+
+
+@pytest.fixture(autouse=True)
+def fresh_module(monkeypatch):
+    for name in ("logistic", "hinge2", "SCALE"):
+        monkeypatch.setattr(M, name, getattr(M, name))
+
+
+def _jit(kind):
+    if kind == "dict":
+        return s2s.jit(s2s.grad(M.dict_loss), backend="jax")
+    if kind == "static":
+        return s2s.jit(s2s.grad(M.static_loss), backend="jax", static_argnums=3)
+    fn = M.dict_loss if kind == "vmap_dict" else M.plain_loss
+    return s2s.jit(s2s.vmap(s2s.grad(fn), in_axes=(None, 0, 0)), backend="jax")
+
+
+def _arguments(kind, rng, rows, dtype):
+    w = rng.normal(size=3).astype(dtype)
+    x = rng.normal(size=(rows, 3)).astype(dtype)
+    y = rng.choice([-1.0, 1.0], rows).astype(dtype)
+    if kind in ("dict", "vmap_dict"):
+        return ({"w": w, "b": np.asarray(rng.normal(), dtype)}, x, y), x
+    if kind == "static":
+        return (w, x, y, 2.5), x
+    return (w, x, y), x
+
+
+def _dz(z, hinge):
+    return -2.0 * np.maximum(1.0 - z, 0.0) if hinge else -1.0 / (1.0 + np.exp(z))
+
+
+def _by_hand(kind, args, hinge):
+    """The gradient, by hand, in float64."""
+    a = [({k: np.float64(v) if v.ndim == 0 else v.astype(np.float64) for k, v in t.items()}
+          if type(t) is dict else np.asarray(t, np.float64)) for t in args]
+    p, x, y = a[:3]
+    w, b = (p["w"], p["b"]) if type(p) is dict else (p, 0.0)
+    z = y * (x @ w + b)
+    g = _dz(z, hinge) * y
+    if kind == "static":
+        return 2.5 * x.T @ g / len(z)
+    if kind == "dict":
+        return {"w": x.T @ g / len(z), "b": np.sum(g) / len(z) + 2 * M.SCALE * b}
+    if kind == "vmap":
+        return x * g[:, None]
+    return {"w": x * g[:, None], "b": g + 2 * M.SCALE * b}
+
+
+def _twin(fn):
+    """``fn``'s own code with ``np`` as jax.numpy, the module's helper as it is bound
+    now (on jax.numpy too)."""
+    names = dict(vars(M), np=jnp)
+    helper = M.logistic
+    names["logistic"] = types.FunctionType(helper.__code__, names, helper.__name__)
+    return types.FunctionType(fn.__code__, names, fn.__name__)
+
+
+def _jax_gradient(kind, args):
+    if kind == "dict":
+        return jax.grad(_twin(M.dict_loss))(*args)
+    if kind == "static":
+        return jax.grad(_twin(M.static_loss))(*args)
+    fn = M.dict_loss if kind == "vmap_dict" else M.plain_loss
+    return jax.vmap(jax.grad(_twin(fn)), in_axes=(None, 0, 0))(*args)
+
+
+def _leaves(tree):
+    return [np.asarray(t) for _, t in sorted(tree.items())] if type(tree) is dict \
+        else [np.asarray(tree)]
+
+
+def _tol(dtype):
+    return dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
+
+
+def _change(i):
+    M.logistic = M.hinge2 if 3 <= i < 10 else _LOGISTIC  # (the first one again at 10)
+    M.SCALE = 2.0 if i == 5 else 1.0  # (an equal float, another object, at 6: no trace)
+
+
+def _twelve_calls(kind, dtype, rows, oracle):
+    j = _jit(kind)
+    rng = np.random.default_rng(7)
+    for i in range(12):
+        _change(i)
+        args, x = _arguments(kind, rng, rows.get(i, 6), dtype)
+        for _ in range(2):  # (the second call the same: no new trace)
+            got = j(*args)
+            assert j._call.__name__ == "_call_guarded", (kind, i)
+            if type(got) is dict:
+                assert list(got) == list(args[0]), i  # (the caller's key order)
+            want = oracle(kind, args, 3 <= i < 10)
+            for a, b in zip(_leaves(got), _leaves(want), strict=True):
+                assert a.dtype == dtype, (kind, i)
+                np.testing.assert_allclose(a, b, **_tol(dtype), err_msg=f"{kind} call {i}")
+        x[...] = 7.0  # (the caller writes its arrays in place after the call)
+    made = j._compilations
+    for _ in range(5):  # (no trace again: the same lane, nothing new)
+        j(*args)
+    assert j._compilations == made
+    info = j.cache_info()
+    assert info.misses == made and info.hits == 24 + 5 - made, info
+    return made
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_rebound_helper_on_each_path_by_hand(kind):
+    """Cheap: the same shapes at every call: traces for (logistic), (hinge2),
+    (hinge2, SCALE 2.0) where SCALE is read, (logistic) again found at the 10th."""
+    made = _twelve_calls(kind, np.float64, {}, lambda k, a, h: _by_hand(k, a, h))
+    assert made == (3 if kind in ("dict", "vmap_dict") else 2)
+
+
+# traces: (logistic, 6 rows), (hinge2, 1 row) at the 3rd call, (hinge2, 6), (hinge2,
+# 6, SCALE 2.0) where read, and (logistic, 2 rows) at the 10th; the 11th finds the first
+ROWS = {3: 1, 10: 2}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_rebound_helper_against_jax(kind, dtype):
+    made = _twelve_calls(kind, dtype, ROWS, lambda k, a, h: _jax_gradient(k, a))
+    assert made == (5 if kind in ("dict", "vmap_dict") else 4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_dict_walked_in_its_key_order_through_a_lane(dtype):
+    """The loss walks its dict (``p.values()``): the caller's key order decides the
+    value. Two orders alternate: two traces, each given its own order (JAX's oracle
+    on an OrderedDict, which jax.jit flattens in its order)."""
+    j = s2s.jit(s2s.grad(M.ordered_loss), backend="jax")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 3)).astype(dtype)
+    y = rng.choice([-1.0, 1.0], 5).astype(dtype)
+    for i in range(10):
+        M.logistic = M.hinge2 if i >= 6 else _LOGISTIC
+        w, c = rng.normal(size=3).astype(dtype), rng.normal(size=2).astype(dtype)
+        p = {"w": w, "c": c} if i % 2 else {"c": c, "w": w}
+        got = j(p, x, y)
+        assert j._call.__name__ == "_call_guarded", i
+        assert list(got) == list(p)
+        want = jax.grad(_twin(M.ordered_loss))(collections.OrderedDict(p), x, y)
+        for k in p:
+            assert got[k].dtype == dtype
+            np.testing.assert_allclose(got[k], want[k], **_tol(dtype), err_msg=f"{i} {k}")
+    assert j._compilations == 4  # (two orders, two helpers)
+
+
+def test_a_keyed_lane_rebound_to_an_array_goes_the_free_path():
+    """The helper's name comes to hold a float array (a value to pass, not a
+    function: the trace fails as the NumPy backend's call does), then a function
+    again: right each time, and no lane is left holding the old function."""
+    j = s2s.jit(s2s.grad(M.dict_loss), backend="jax")
+    p, x, y = {"w": np.ones(3), "b": np.asarray(0.5)}, np.ones((4, 3)), -np.ones(4)
+    np.testing.assert_allclose(j(p, x, y)["w"], _by_hand("dict", (p, x, y), False)["w"])
+    assert j._call.__name__ == "_call_guarded"
+    M.logistic = M.hinge2
+    np.testing.assert_allclose(j(p, x, y)["w"], _by_hand("dict", (p, x, y), True)["w"])
+    M.logistic = np.ones(4)
+    with pytest.raises(Exception):
+        j(p, x, y)
+    M.logistic = _LOGISTIC
+    np.testing.assert_allclose(j(p, x, y)["b"], _by_hand("dict", (p, x, y), False)["b"])
