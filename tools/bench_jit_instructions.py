@@ -27,7 +27,10 @@ timings.  Cells: ``name:kind``, ``name:kind:f32`` (float64 arguments as float32)
 ``name:kind:small`` (``make_small_args``: a batch of 4, 8 elements; ``:small:f32`` too), and the
 per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
 ``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
-:data:`PER_EXAMPLE` to the wide cells), and the loops of
+:data:`PER_EXAMPLE` to the wide cells), ``tools/bench_jit_lanes.py``'s jits of a loss
+calling a helper function as ``lanes:KIND[:f32][:inline|:free]`` (``lanes:dict``,
+``lanes:vmap:f32:inline``: KIND one of bare, static, dict, vmap, vmap_dict; the
+helper's guarded lane, or the loss written inline, or the free path's frame), and the loops of
 ``tools/bench_loop_workloads.py`` as ``loop:NAME`` (``loop:rnn``, ``loop:long_rnn``).
 With ``--numpy`` the pair is the hand-written NumPy function and ``s2s``'s transform (the
 code specialized to the signature, NumPy backend): the wide table's s2s / hand-written,
@@ -139,6 +142,12 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
     import bench_wide_workloads as W
 
     name, kind, *rest = cell.split(":")
+    if name == "lanes":  # (tools/bench_jit_lanes.py: lanes:dict, lanes:vmap:f32:inline)
+        import bench_jit_lanes as BL
+        import numpy as np
+
+        system = next((r for r in rest if r in ("inline", "free")), "helper")
+        return BL.pair(kind, np.float32 if "f32" in rest else np.float64, system)
     if name == "loop":  # (tools/bench_loop_workloads.py: loop:rnn, loop:gru, ...)
         if numpy:
             raise SystemExit(f"{cell}: the loop cells have no hand-written NumPy function")

@@ -131,6 +131,17 @@ def _check(systems: dict, args: tuple, dtype: type) -> None:
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), **tol, err_msg=name)
 
 
+def pair(kind: str, dtype: type, system: str = "helper") -> tuple:
+    """``(args, jax.jit's function, s2s's)`` of one cell, checked (for
+    tools/bench_jit_instructions.py's ``lanes:KIND[:f32][:inline|:free]`` cells)."""
+    args, systems = _arguments(kind, dtype), systems_for(kind)
+    _check(systems, args, dtype)
+    free = systems["free"]
+    jit_calls.own_call(free, jit_calls.free_call(free))
+    _check(systems, args, dtype)
+    return args, systems["jax.jit"], systems[system]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
