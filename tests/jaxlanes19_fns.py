@@ -31,3 +31,18 @@ def static_loss(w, x, y, scale):  # a static argument
 def ordered_loss(p, x, y):  # walks the dict: its key order decides the value
     terms = [np.sum(v) * (i + 1) for i, v in enumerate(p.values())]
     return np.mean(logistic(y * (x @ p["w"]))) + terms[0] - terms[-1]
+
+
+WEIGHT = np.ones(3)  # (a float array: passed at every call, so the free path's way)
+
+
+def weighted_loss(w, x, y):
+    return np.mean(logistic(y * (x @ (w * WEIGHT))))
+
+
+def static_dict_loss(p, x, y, scale):  # a dict beside a static argument
+    return scale * np.mean(logistic(y * (x @ p["w"] + p["b"])))
+
+
+def nested_loss(p, x, y):  # a dict in the dict: the keyed path looks into it
+    return np.mean(logistic(y * (x @ p["inner"]["w"]))) + np.sum(p["c"] ** 2)

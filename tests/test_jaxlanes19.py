@@ -195,3 +195,58 @@ def test_a_keyed_lane_rebound_to_an_array_goes_the_free_path():
         j(p, x, y)
     M.logistic = _LOGISTIC
     np.testing.assert_allclose(j(p, x, y)["b"], _by_hand("dict", (p, x, y), False)["b"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_vmapped_jit_on_the_free_path_sees_its_helper_rebound(dtype, monkeypatch):
+    """A module array passed at every call sends the vmapped jit the free path's way
+    (``_call_free``); its helper rebound at the 3rd call must still change the
+    gradient: the vmapped code of a signature was made once, from the first call's
+    example, and kept the old helper's (a wrong number on main)."""
+    monkeypatch.setattr(M, "WEIGHT", M.WEIGHT)
+    j = s2s.jit(s2s.vmap(s2s.grad(M.weighted_loss), in_axes=(None, 0, 0)), backend="jax")
+    rng = np.random.default_rng(11)
+    for i in range(6):
+        M.logistic = M.hinge2 if i >= 3 else _LOGISTIC
+        M.WEIGHT = rng.normal(size=3).astype(dtype)
+        w, x = rng.normal(size=3).astype(dtype), rng.normal(size=(5, 3)).astype(dtype)
+        y = rng.choice([-1.0, 1.0], 5).astype(dtype)
+        got = np.asarray(j(w, x, y))
+        assert j._call.__name__ == "_call_free", i
+        z = y * (x @ (w * M.WEIGHT)).astype(np.float64)
+        want = (x * M.WEIGHT) * (_dz(z, i >= 3) * y)[:, None]
+        theirs = jax.vmap(jax.grad(_twin(M.weighted_loss)), in_axes=(None, 0, 0))(w, x, y)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, **_tol(dtype), err_msg=f"call {i}")
+        np.testing.assert_allclose(got, np.asarray(theirs), **_tol(dtype), err_msg=f"call {i}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["static_dict_loss", "nested_loss"])
+def test_a_dict_beside_a_static_argument_or_in_a_dict(name, dtype):
+    """The keyed lane's other ways: a dict beside a static argument (its Keyed made
+    by ``keyed_args``, in a second frame), a dict in the dict (the shallow Keyed
+    refused by the trace, then looked into); the helper rebound at the 2nd call and
+    back at the 4th, the static value changed at the 5th; keywords at odd calls."""
+    fn = getattr(M, name)
+    static = name == "static_dict_loss"
+    j = s2s.jit(s2s.grad(fn), backend="jax", **(dict(static_argnums=3) if static else {}))
+    rng = np.random.default_rng(13)
+    for i in range(6):
+        M.logistic = M.hinge2 if 2 <= i < 4 else _LOGISTIC
+        w = rng.normal(size=3).astype(dtype)
+        p = ({"w": w, "b": np.asarray(0.3, dtype)} if static else
+             {"inner": {"w": w}, "c": rng.normal(size=2).astype(dtype)})
+        x, y = rng.normal(size=(5, 3)).astype(dtype), rng.choice([-1.0, 1.0], 5).astype(dtype)
+        extra = (1.5 + (i == 5),) if static else ()
+        got = j(p, x, y, *extra) if i % 2 == 0 or static else j(p, x=x, y=y)
+        assert j._call.__name__ == "_call_guarded_keyed", i
+        want = jax.grad(_twin(fn))(p, x, y, *extra)
+        assert list(got) == list(p)
+        for a, b in zip(jax.tree_util.tree_leaves(dict(got)),
+                        jax.tree_util.tree_leaves(dict(want)), strict=True):
+            assert np.asarray(a).dtype == dtype
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), **_tol(dtype),
+                                       err_msg=f"{name} call {i}")

@@ -98,7 +98,8 @@ def _twin(fn, jnp):
     return types.FunctionType(fn.__code__, names, fn.__name__)
 
 
-def systems_for(kind: str) -> dict:
+def systems_for(kind: str, only: tuple = ("inline", "helper", "free")) -> dict:
+    """``jax.jit`` and the s2s systems ``only`` of one kind of cell."""
     import jax
     import jax.numpy as jnp
 
@@ -114,8 +115,9 @@ def systems_for(kind: str) -> dict:
     theirs = jax.grad(_twin(inline, jnp))
     if kind.startswith("vmap"):
         theirs = jax.vmap(theirs, in_axes=(None, 0, 0))
-    return {"jax.jit": jax.jit(theirs, **statics), "inline": ours(inline),
-            "helper": ours(helper), "free": ours(helper)}
+    made = {"inline": lambda: ours(inline), "helper": lambda: ours(helper),
+            "free": lambda: ours(helper)}
+    return {"jax.jit": jax.jit(theirs, **statics), **{k: made[k]() for k in only}}
 
 
 def _check(systems: dict, args: tuple, dtype: type) -> None:
@@ -134,11 +136,11 @@ def _check(systems: dict, args: tuple, dtype: type) -> None:
 def pair(kind: str, dtype: type, system: str = "helper") -> tuple:
     """``(args, jax.jit's function, s2s's)`` of one cell, checked (for
     tools/bench_jit_instructions.py's ``lanes:KIND[:f32][:inline|:free]`` cells)."""
-    args, systems = _arguments(kind, dtype), systems_for(kind)
+    args, systems = _arguments(kind, dtype), systems_for(kind, (system,))
     _check(systems, args, dtype)
-    free = systems["free"]
-    jit_calls.own_call(free, jit_calls.free_call(free))
-    _check(systems, args, dtype)
+    if system == "free":
+        jit_calls.own_call(systems["free"], jit_calls.free_call(systems["free"]))
+        _check(systems, args, dtype)
     return args, systems["jax.jit"], systems[system]
 
 
