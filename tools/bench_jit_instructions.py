@@ -24,10 +24,15 @@ Instructions are not time (a float64 and a float32 loop of the same length
 differ in time, not much in count; cache misses cost nothing here), so this is a
 check of the Python around the call and of the compiled program's length, beside the
 timings.  Cells: ``name:kind``, ``name:kind:f32`` (float64 arguments as float32),
-``name:kind:small`` (``make_small_args``: a batch of 4, 8 elements; ``:small:f32`` too), and the
+``name:kind:small`` (``make_small_args``: a batch of 4, 8 elements; ``:small:f32`` too),
+``name:grad:f32:strong`` (JAX's twin given NumPy's strong float64 ``np.sqrt`` of an
+int, the program NumPy runs: ``attention:grad:f32:strong``), and the
 per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
 ``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
-:data:`PER_EXAMPLE` to the wide cells), and the loops of
+:data:`PER_EXAMPLE` to the wide cells), ``tools/bench_jit_lanes.py``'s jits of a loss
+calling a helper function as ``lanes:KIND[:f32][:inline|:free]`` (``lanes:dict``,
+``lanes:vmap:f32:inline``: KIND one of bare, static, dict, vmap, vmap_dict; the
+helper's guarded lane, or the loss written inline, or the free path's frame), and the loops of
 ``tools/bench_loop_workloads.py`` as ``loop:NAME`` (``loop:rnn``, ``loop:long_rnn``).
 With ``--numpy`` the pair is the hand-written NumPy function and ``s2s``'s transform (the
 code specialized to the signature, NumPy backend): the wide table's s2s / hand-written,
@@ -132,6 +137,25 @@ def loop_pair(name: str) -> tuple:
     return args, theirs, ours
 
 
+def _strong_twin(name: str):
+    """``jax.jit(jax.grad(...))`` of the workload's twin whose ``np.sqrt`` of a Python
+    number is a float64 NumPy scalar's, as NumPy's is (``np.sqrt(q.shape[1])``: a
+    strong float64, so NumPy, and s2s after it, divide float32 scores in float64,
+    where ``jnp.sqrt(16)`` is weak and keeps them float32): the cell ``NAME:grad:f32:
+    strong`` times the program NumPy runs on both sides."""
+    import types
+
+    import bench_wide_workloads as W
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    names = types.SimpleNamespace(**{k: getattr(jnp, k) for k in dir(jnp)
+                                     if not k.startswith("__")})
+    names.sqrt = lambda x: jnp.sqrt(np.float64(x) if type(x) in (int, float) else x)
+    return jax.jit(jax.grad(W.twin(names)[name]))
+
+
 def cell_pair(cell: str, numpy: bool = False) -> tuple:
     """``(args, jax.jit's function, s2s.jit(jax)'s)`` of one cell (``numpy``: the
     hand-written NumPy function's and ``s2s``'s, the NumPy backend's specialized code)."""
@@ -139,6 +163,12 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
     import bench_wide_workloads as W
 
     name, kind, *rest = cell.split(":")
+    if name == "lanes":  # (tools/bench_jit_lanes.py: lanes:dict, lanes:vmap:f32:inline)
+        import bench_jit_lanes as BL
+        import numpy as np
+
+        system = next((r for r in rest if r in ("inline", "free")), "helper")
+        return BL.pair(kind, np.float32 if "f32" in rest else np.float64, system)
     if name == "loop":  # (tools/bench_loop_workloads.py: loop:rnn, loop:gru, ...)
         if numpy:
             raise SystemExit(f"{cell}: the loop cells have no hand-written NumPy function")
@@ -150,6 +180,8 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
         systems = BW.systems_for(name, kind)
         theirs, ours = (systems["hand"], systems["s2s"]) if numpy else (
             systems["jax.jit"], systems["s2s.jit(jax)"])
+        if "strong" in rest and not numpy and kind == "grad":
+            theirs = _strong_twin(name)
     if "f32" in rest:
         args = tuple(_float32(a) for a in args)
     return args, theirs, ours

@@ -31,7 +31,7 @@ import numpy as np
 from .. import backends
 from ..emit.forwards import emitted_part
 from ..errors import TransformError
-from . import jit_calls, methods, pipeline, records, trees
+from . import jit_calls, jit_jax_free, methods, pipeline, records, trees
 from .arguments import zero_d
 from .callables import transformable
 from .display import NotebookDisplay
@@ -324,6 +324,9 @@ class Jitted(NotebookDisplay):
     def _example_key(self, args: tuple, kwargs: dict) -> Any:
         n = len(args)
         key = tuple(shape_key(a, not self._is_static(i, n)) for i, a in enumerate(args))
+        if isinstance(self.fun, Vmapped):  # (its code is its IR's now: a helper rebound
+            self.fun._refresh()  # since the example was made makes another, jit_calls)
+            key += (jit_jax_free.Same(self.fun.ir),)
         return key + tuple(
             (k, shape_key(v, k not in self.static_argnames)) for k, v in sorted(kwargs.items())
         )
@@ -575,7 +578,8 @@ class Jitted(NotebookDisplay):
         size = (self._jitted._cache_size() if self._jitted is not None  # type: ignore[union-attr]
                 else len(self._cache))
         calls = self._calls
-        for counted in (self._counted, self._counted_bare):
+        free = getattr(self, "_free", None)  # (guarded lanes' counters: jit_calls.py)
+        for counted in (self._counted, self._counted_bare, *(free.counters if free else ())):
             calls += counted.cache_info().misses if counted else 0
         if self._counted_bare is not None:
             size += self._jitted_bare._cache_size()

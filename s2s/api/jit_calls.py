@@ -28,7 +28,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
-from . import jit_jax_free, trees
+from . import jit_jax_free, records, trees
 from .jit_jax_free import FreeInputs, NeedFree
 from .transformed import Transformed
 from .vectorize import Vmapped
@@ -137,9 +137,9 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
     statics = dict(static_argnums=self.static_argnums or None,
                    static_argnames=self.static_argnames or None)
 
-    def guarded(token: int) -> Any:  # (a bare function of one static key: guarded_call)
-        def traced_guarded(*args: Any, **kwargs: Any) -> Any:
-            return trace(args, kwargs, True, (), token)
+    def guarded(token: int, bare: bool = True) -> Any:  # (a function of one static
+        def traced_guarded(*args: Any, **kwargs: Any) -> Any:  # key: guarded_call)
+            return trace(args, kwargs, bare, (), token)
 
         traced_guarded.__name__ = self.__name__
         if sig is not None:
@@ -204,30 +204,34 @@ def _keyed_from_now_on(self: Jitted) -> Callable:
     return call
 
 
-def keyed_call(self: Jitted) -> Callable:
+def keyed_call(self: Jitted, counted: Any = None, lanes: Lanes | None = None) -> Callable:
     """The keyed path: a call of arrays and numbers runs the jitted function (behind
     the C-level call counter); any other argument may hold a dict, whose order
     jax.jit would lose: its dicts go as ``jax_order.Keyed`` nodes. The results are as
     JAX gives them unless a trace of this jit has returned a dict (then its ``Keyed``
     nodes are made plain dicts). A dict of arrays and numbers (a parameter dict, its
     gradient) crosses in C calls made from this one frame, where ``keyed``/``plain``
-    would add their own."""
-    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
-                                   self.static_argnames)
+    would add their own. ``lanes``: the guarded lanes (:class:`Lanes`) whose current
+    one's counted function the frame runs, in place of ``counted``."""
+    own = self._counted if counted is None else counted
+    order, nums, names = self._order, self.static_argnums, self.static_argnames
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
     flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [not nums]  # (dicts made Keyed without a look at their values: below)
     nested_str = order.nested_str
 
-    def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
+    def keyed_kwargs_call(counted: Any, args: tuple, kwargs: dict) -> Any:
         given, given_kw = order.keyed_args(args, kwargs, nums, names)
         try:
             out = counted(*given, **given_kw)
-        except NeedFree as err:  # (free names to read: the free path from now on)
-            return free_from_now_on(self, err, self._jitted)(*args, **kwargs)
+        except NeedFree as err:  # (free names to read: guarded, or the free path)
+            return _freed(self, err, counted, "keyed", lanes)(*args, **kwargs)
         return plain(out) if self._dict_out else out
 
     def _call_keyed(*args: Any, **kwargs: Any) -> Any:
+        counted = own if lanes is None else lanes.current()
+        if counted is None:  # (a guarded name holds another value now)
+            return lanes.missed(*args, **kwargs)  # type: ignore[union-attr]
         if not kwargs:
             for a in args:
                 if type(a) not in leaf:
@@ -235,8 +239,8 @@ def keyed_call(self: Jitted) -> Callable:
             else:
                 try:
                     out = counted(*args)
-                except NeedFree as err:  # (free names to read: the free path from now on)
-                    return free_from_now_on(self, err, self._jitted)(*args)
+                except NeedFree as err:  # (free names to read: guarded, or the free path)
+                    return _freed(self, err, counted, "keyed", lanes)(*args)
                 if type(out) in leaf or not self._dict_out:
                     return out
                 return plain(out)
@@ -251,22 +255,22 @@ def keyed_call(self: Jitted) -> Callable:
                         given.append(keyed(a))
                 try:
                     out = counted(*given)
-                except NeedFree as err:  # (free names to read: the free path from now on)
-                    return free_from_now_on(self, err, self._jitted)(*args)
+                except NeedFree as err:  # (free names to read: guarded, or the free path)
+                    return _freed(self, err, counted, "keyed", lanes)(*args)
                 except (unkeyed, TypeError) as err:  # (a dict among a shallow Keyed's
                     if type(err) is not unkeyed and not (  # values; JAX's error at a
                             shallow[0] and any(map(nested_str, args))):  # string there)
                         raise
                     shallow[0] = False
                     self._calls -= 1  # (counted again where it runs now)
-                    _drop_entries(self._jitted)
+                    _drop_entries(counted.__wrapped__)
                     return _call_keyed(*args)
                 if not self._dict_out:
                     return out
                 if self._flat_keyed:  # (every trace's result one Keyed of leaves)
                     return dict(zip(*out))
                 return plain(out)
-        return keyed_kwargs_call(*args, **kwargs)
+        return keyed_kwargs_call(counted, args, kwargs)
 
     return _call_keyed
 
@@ -281,122 +285,199 @@ def vmapped_calls(self: Jitted) -> None:
     since (a free name rebound: its outputs may hold objects now)."""
     bare = self._counted_bare = functools.lru_cache(maxsize=0)(self._jitted_bare)
     self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
-        self._call_python
+    own_call(self, vmapped_bare_call(self, bare))
+
+
+def vmapped_bare_call(self: Jitted, bare: Any = None,
+                      lanes: Lanes | None = None) -> Callable:
+    """:func:`vmapped_calls`' frame around ``bare`` (a counted jitted function), or
+    around the current guarded lane's of ``lanes`` (:class:`Lanes`)."""
+    fun, need, slow = self.fun, self._need_example, self._call_python
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
 
     def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain_ir:
+        counted = bare if lanes is None else lanes.current()
+        if counted is None:  # (a guarded name holds another value now)
+            return lanes.missed(*args, **kwargs)  # type: ignore[union-attr]
+        if not kwargs and (fun.ir is self._plain_ir or _plain_now(self)):
             try:
                 while True:  # (a variant per path of an `if`: api/jit_jax_paths.py)
                     try:
-                        return bare(*args)  # (its results may hold a dict: Unkeyed)
+                        return counted(*args)  # (its results may hold a dict: Unkeyed)
                     except need as err:
                         self._add_example(args, kwargs, err.paths)
-                        _drop_entries(self._jitted_bare)
+                        _drop_entries(counted.__wrapped__)
                         self._calls -= 1  # (the counter counts the call again)
                     except TypeError:  # (JAX's, at a string in a dict or tuple: keyed)
                         if not any(map(nested_str, args)):
                             raise
                         raise unkeyed from None
-            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
-                return free_from_now_on(self, err, self._jitted_bare)(*args)
+            except NeedFree as err:  # (free names to read: guarded, or the free path)
+                return _freed(self, err, counted, "vmapped", lanes)(*args)
             except unkeyed:
                 self._calls -= 1  # (counted where it runs now)
-                _drop_entries(self._jitted_bare)
-                call = vmapped_call(self)
+                _drop_entries(counted.__wrapped__)
+                call = vmapped_call(self) if lanes is None else guarded_call(
+                    self, "vmapped_keyed")
                 own_call(self, call)
                 return call(*args)
         return slow(*args, **kwargs)
 
-    own_call(self, _call_vmapped_bare)
+    return _call_vmapped_bare
 
 
-def guarded_call(self: Jitted) -> Callable:
-    """A bare jit whose code reads free names that are all guarded, none passed (a
-    helper function ``logistic`` the loss calls, guarded by identity; a number): a call
-    reads them in C (one getter, or one ``itemgetter`` of a module's names), compares
-    them by identity with what they held when the static key was made (as
-    ``FreeInputs._fast_lane`` does), and runs a bare jitted function of that one static
-    key (``jitted_functions``' ``guarded``: no static number, no free tuple to flatten;
-    one per static key met).  Anything else (a name rebound: the static key made
-    again; a free array to pass, a dict, a string in a container) goes the free
+def _plain_now(self: Jitted) -> bool:
+    """Whether a vmapped function's IR, made again since the jit was (a free name
+    rebound: a helper function), still returns no objects to rebuild around the jitted
+    function (then its frames take it from now on; else :meth:`Jitted._call_python`)."""
+    fun = self.fun
+    if fun.built_template() is None and records.returned_arguments(fun.ir) is None:
+        self._plain_ir = fun.ir
+        return True
+    return False
+
+
+def _freed(self: Jitted, err: NeedFree, counted: Any, kind: str,
+           lanes: Lanes | None) -> Callable:
+    """What a path's frame calls next where a trace of ``counted`` met free names: a
+    guarded lane's, what :meth:`Lanes.freed` says; a path's own takes the names on and
+    goes :func:`guarded_call`'s way for this ``kind`` of path from now on."""
+    if lanes is not None:
+        return lanes.freed(err, counted.__wrapped__)
+    self._calls -= 1  # (counted again where it runs now)
+    _drop_entries(counted.__wrapped__)
+    take_free(self, err)
+    call = guarded_call(self, kind)
+    own_call(self, call)
+    return call
+
+
+def guarded_call(self: Jitted, kind: str = "bare") -> Callable:
+    """A jit whose code reads free names that are all guarded, none passed (a helper
+    function ``logistic`` the loss calls, guarded by identity; a number): a call reads
+    them in C (one getter, or one ``itemgetter`` of a module's names), compares them by
+    identity with what they held when the static key was made (as
+    ``FreeInputs._fast_lane`` does), and runs a jitted function of that one static key
+    (``jitted_functions``' ``guarded``: no static number, no free tuple to flatten; one
+    per static key met), a *lane* (:class:`Lanes`).  ``kind``: the path the lane's
+    function takes, the bare one (``"bare"``: this frame calls the function itself),
+    or the frame of :func:`keyed_call` (``"keyed"``: a dict met, or given from the
+    start), of :func:`vmapped_bare_call` (``"vmapped"``) or of :func:`vmapped_call`
+    (``"vmapped_keyed"``), which compares the names itself (:meth:`Lanes.current`:
+    one frame of s2s on the stack when JAX's dispatch runs, as on the unguarded
+    paths).  A dict a bare lane meets takes the keyed kind from now on.  Anything else
+    (a name rebound: the static key made again; a free array to pass) goes the free
     path's way (:func:`free_call`), from now on where it is not a rebinding."""
-    free, same = self._free, operator.is_
-    lanes = free.lanes
-    lane: list = [None]  # (read, what it gave, the bare function: one tuple, replaced
-    general = free_call(self)  # whole, so a thread sees one lane's three or none)
+    lanes = Lanes(self, kind)
+    if kind != "bare":
+        lanes.frame = _LANE_CALLS[kind](self, None, lanes)
+        lanes.frame.__name__ = f"_call_guarded_{kind}"  # (its name says it is a lane's)
+        return lanes.frame
     unkeyed, nested_str = self._order.Unkeyed, self._order.nested_str
+    current = lanes.current
 
     def _call_guarded(*args: Any, **kwargs: Any) -> Any:
-        now = lane[0]
-        try:
-            hit = now is not None and (now[0]() is now[1] if type(now[0]) is not tuple
-                                       else all(map(same, now[0][0](), now[1])))
-        except Exception:  # (a name unbound now: the general way says what it means)
-            hit = False
-        if not hit:
-            now = _take_lane()
-            if now is None:
-                own_call(self, general)  # (free arrays passed, a container, a name
-                return general(*args, **kwargs)  # unbound: from now on)
-        fn = now[2]
-        self._calls += 1
+        fn = current()
+        if fn is None:  # (a guarded name holds another value now)
+            return lanes.missed(*args, **kwargs)
+        self._calls += 1  # (the other kinds' frames count their calls in C)
         try:
             return fn(*args, **kwargs)
         except NeedFree as err:  # (another free name met: read it too from now on)
-            self._calls -= 1
-            known = len(free.names)
-            take_free(self, err)
-            _drop_entries(fn)
-            lane[0] = None
-            if len(free.names) == known:  # (none new: a value to pass, not to guard)
-                own_call(self, general)
-                return general(*args, **kwargs)
-            return _call_guarded(*args, **kwargs)
+            return lanes.freed(err, fn)(*args, **kwargs)
         except (unkeyed, TypeError) as err:  # (a dict, a string in a container: the
-            self._calls -= 1  # free path's way from now on)
+            self._calls -= 1  # keyed lanes from now on)
             if type(err) is not unkeyed and not any(
                     map(nested_str, (*args, *kwargs.values()))):
                 raise
             _drop_entries(fn)
-            own_call(self, general)
-            return general(*args, **kwargs)
+            call = guarded_call(self, "keyed")
+            own_call(self, call)
+            return call(*args, **kwargs)
         except BaseException:
             self._calls -= 1
             raise
 
-    def _take_lane() -> tuple | None:
-        """Read the names the general way; where none is passed and each is held by
-        identity, the lane: the bare function of their static key (None: not so)."""
-        values, token = free.inputs()
-        fast = free.fast
-        if values or fast is None:
-            lane[0] = None
-            return None
-        if token not in lanes:
-            lanes[token] = self._jitted_guarded(token)
-        getters = [free.names[k] for k, _ in free.keys[token][1]]
-        if len(getters) == 1:  # (one name: its getter, compared by `is`)
-            now = (getters[0], fast[2][0], lanes[token])
-        else:
-            now = ((fast[1],), fast[2], lanes[token])
-        lane[0] = now
-        return now
-
+    lanes.frame = _call_guarded
     return _call_guarded
 
 
-def free_from_now_on(self: Jitted, err: NeedFree, jitted: Any) -> Callable:
-    """The Python path (``Jitted._call_python``, which reads the free names and passes
-    them: api/jit_jax_free.py) as the jit's call, after a trace met free arrays or
-    numbers (that call was counted: it is counted again where it runs)."""
-    self._calls -= 1
-    _drop_entries(jitted)
-    take_free(self, err)
-    call = free_call(self)
-    own_call(self, call)
-    return call
+class Lanes:
+    """The guarded lanes of one jit and one kind of path (:func:`guarded_call`): the
+    current lane ``(read, what it gave, the function the frame calls, its jitted
+    function)``, one tuple replaced whole, so a thread sees one lane's or none."""
+
+    __slots__ = ("jit", "kind", "lane", "general", "frame")
+
+    def __init__(self, jit: Jitted, kind: str) -> None:
+        self.jit, self.kind = jit, kind
+        self.lane: list = [None]
+        self.general = free_call(jit)  # (free arrays passed, a name unbound: this way)
+        self.frame: Callable = self.general  # (the frame that calls current())
+
+    def current(self) -> Any:
+        """The current lane's function while its names hold what they held (None:
+        not so, or none yet)."""
+        now = self.lane[0]
+        try:
+            if now is not None and (now[0]() is now[1] if type(now[0]) is not tuple
+                                    else all(map(operator.is_, now[0][0](), now[1]))):
+                return now[2]
+        except Exception:  # (a name unbound now: the general way says what it means)
+            pass
+        return None
+
+    def missed(self, *args: Any, **kwargs: Any) -> Any:
+        """A call whose names hold other values than the lane's: the lane of their
+        static key (made where new), or the general way from now on."""
+        if self._take() is None:
+            own_call(self.jit, self.general)
+            return self.general(*args, **kwargs)
+        return self.frame(*args, **kwargs)
+
+    def freed(self, err: NeedFree, jitted: Any) -> Callable:
+        """What to call after a lane's trace met another free name (that call
+        counted: not counted again): the frame again, which takes a lane of the names
+        read from now on, or the general way where none is new (a value to pass)."""
+        jit, free = self.jit, self.jit._free
+        jit._calls -= 1
+        known = len(free.names)
+        take_free(jit, err)
+        _drop_entries(jitted)
+        self.lane[0] = None
+        if len(free.names) == known:
+            own_call(jit, self.general)
+            return self.general
+        return self.frame
+
+    def _take(self) -> tuple | None:
+        """Read the names the general way; where none is passed and each is held by
+        identity, the lane of their static key (None: not so)."""
+        jit, kind = self.jit, self.kind
+        free = jit._free
+        values, token = free.inputs()
+        fast = free.fast
+        if values or fast is None:
+            self.lane[0] = None
+            return None
+        bare = kind == "bare"
+        key = token if bare else (kind, token)
+        jitted = free.lanes.get(key)
+        if jitted is None:
+            jitted = jit._jitted_guarded(token, kind in ("bare", "vmapped"))
+            if not bare:  # (the frame calls it behind a C-level counter)
+                counted = functools.lru_cache(maxsize=0)(jitted)
+                free.counters.append(counted)  # (Jitted.cache_info reads them)
+                free.calls[key] = counted
+            free.lanes[key] = jitted
+        made = jitted if bare else free.calls[key]
+        getters = [free.names[k] for k, _ in free.keys[token][1]]
+        if len(getters) == 1:  # (one name: its getter, compared by `is`)
+            now = (getters[0], fast[2][0], made, jitted)
+        else:
+            now = ((fast[1],), fast[2], made, jitted)
+        self.lane[0] = now
+        return now
 
 
 def free_call(self: Jitted) -> Callable:
@@ -445,6 +526,9 @@ def free_call(self: Jitted) -> Callable:
     return _call_free
 
 
+_LANE_CALLS: dict[str, Callable] = {}  # (a lane's kind -> its frame's maker: below)
+
+
 def _drop_entries(jitted: Any) -> None:
     """A trace that raised leaves JAX's C++ dispatch of that signature falling back
     to Python at every later call: drop the function's entries (its traces and
@@ -452,24 +536,29 @@ def _drop_entries(jitted: Any) -> None:
     getattr(jitted, "_clear_cache", jitted.clear_cache)()
 
 
-def vmapped_call(self: Jitted) -> Callable:
+def vmapped_call(self: Jitted, counted: Any = None, lanes: Lanes | None = None) -> Callable:
     """A vmapped function's keyed path, after a bare call met a dict: a call runs its
     jitted function (behind the C-level call counter) from one frame that reads
     nothing through ``self`` but the calls and whether a result held a dict, its
     dicts as ``jax_order.Keyed`` nodes (a dict of arrays and numbers, a per-example
     gradient's parameters, made one in C calls, as :func:`keyed_call` does);
-    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict, a new
-    signature's first call (the example it needs) and an IR that changed since."""
-    counted, order, nums = self._counted, self._order, self.static_argnums
-    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
-        self._call_python
+    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict and an
+    IR that builds objects now (a new signature's first call adds the example it
+    needs from this frame, as :func:`vmapped_bare_call`'s does).
+    ``counted``, ``lanes``: as :func:`keyed_call`'s."""
+    own = self._counted if counted is None else counted
+    order, nums = self._order, self.static_argnums
+    fun, need, slow = self.fun, self._need_example, self._call_python
     leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
     flat, unkeyed = order.VALUE_LEAVES.issuperset, order.Unkeyed
     shallow = [True]  # (as keyed_call's)
     nested_str = order.nested_str
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain_ir:
+        counted = own if lanes is None else lanes.current()
+        if counted is None:  # (a guarded name holds another value now)
+            return lanes.missed(*args, **kwargs)  # type: ignore[union-attr]
+        if not kwargs and (fun.ir is self._plain_ir or _plain_now(self)):
             given: Any = args
             for a in args:
                 if type(a) not in leaf:
@@ -486,17 +575,20 @@ def vmapped_call(self: Jitted) -> Callable:
                     break
             try:
                 out = counted(*given)
-            except need:  # (counted as a call: the slow path counts it again)
+            except need as err:  # (its example added: the call made again, counted again)
                 self._calls -= 1
-            except NeedFree as err:  # (free arrays to pass: the Python path from now on)
-                return free_from_now_on(self, err, self._jitted)(*args)
+                self._add_example(args, kwargs, err.paths)
+                _drop_entries(counted.__wrapped__)
+                return _call_vmapped(*args)
+            except NeedFree as err:  # (free names to read: guarded, or the free path)
+                return _freed(self, err, counted, "vmapped_keyed", lanes)(*args)
             except (unkeyed, TypeError) as err:  # (as keyed_call's)
                 if type(err) is not unkeyed and not (
                         shallow[0] and any(map(nested_str, args))):
                     raise
                 shallow[0] = False
                 self._calls -= 1
-                _drop_entries(self._jitted)
+                _drop_entries(counted.__wrapped__)
             else:
                 if not self._dict_out:
                     return out
@@ -552,3 +644,6 @@ def take_free(self: Jitted, err: NeedFree) -> None:
     if self._free is None:
         self._free = FreeInputs()
     self._free.add(err)
+
+
+_LANE_CALLS.update(keyed=keyed_call, vmapped=vmapped_bare_call, vmapped_keyed=vmapped_call)

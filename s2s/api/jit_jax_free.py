@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["NeedFree", "Reads", "FreeInputs", "READS", "read", "passed", "guard_key",
+__all__ = ["NeedFree", "Reads", "FreeInputs", "READS", "read", "passed", "guard_key", "Same",
            "split", "followed", "attribute_key", "vocabulary"]
 
 _MISSING = object()
@@ -110,7 +110,7 @@ def guard_key(value: Any, arrays: bool = False) -> Any:
     return None
 
 
-class _Same:
+class Same:
     """A guard that holds by identity (a function, a module, an object: rebinding the
     name to another traces again); it keeps the value alive, so its id is never
     another's."""
@@ -121,7 +121,7 @@ class _Same:
         self.value = value
 
     def __eq__(self, other: Any) -> bool:
-        return type(other) is _Same and other.value is self.value
+        return type(other) is Same and other.value is self.value
 
     def __hash__(self) -> int:
         return id(self.value)
@@ -145,7 +145,7 @@ def _guard(value: Any, arrays: bool, leaves: list) -> Any:
             leaves.append(value)
             return "passed"
         found = guard_key(np.asarray(value) if t is not np.ndarray else value, True)
-        return found if found is not None else _Same(value)
+        return found if found is not None else Same(value)
     if t is list or t is tuple or (isinstance(value, tuple) and hasattr(t, "_fields")):
         return (t, *(_guard(v, arrays, leaves) for v in value))
     if isinstance(value, dict):  # (an OrderedDict too)
@@ -153,15 +153,15 @@ def _guard(value: Any, arrays: bool, leaves: list) -> Any:
     if t is set or t is frozenset:
         return (t, frozenset(value))
     if t is types.MethodType:  # (`model.predict` read again: a new bound method)
-        return (t, _Same(value.__func__), _Same(value.__self__))
+        return (t, Same(value.__func__), Same(value.__self__))
     if t is functools.partial:  # (its function, and the values bound in it)
-        return (t, _Same(value.func), _guard(value.args, arrays, leaves),
+        return (t, Same(value.func), _guard(value.args, arrays, leaves),
                 _guard(value.keywords, arrays, leaves))
     if isinstance(value, np.ndarray):  # (a subclass: np.matrix, a masked array)
         return (t, guard_key(value.view(np.ndarray), True),
                 guard_key(np.ma.getmaskarray(value)) if np.ma.isMaskedArray(value) else None)
     found = guard_key(value)
-    return found if found is not None else _Same(value)
+    return found if found is not None else Same(value)
 
 
 def _rebuild(value: Any, given: Any, reads: Reads) -> Any:
@@ -259,8 +259,10 @@ class FreeInputs:
         self.tokens: dict = {}  # (a static key -> the number JAX's dispatch is given)
         self.keys: list = []  # (and back: the number -> the static key)
         self.fast: Any = None  # (the fast lane: _fast_lane)
-        self.lanes: dict = {}  # (a static key's number -> its bare jitted function:
-        # jit_calls.guarded_call)
+        self.lanes: dict = {}  # (a static key's number -> its bare jitted function;
+        # (kind, number) -> another kind's: jit_calls.guarded_call)
+        self.calls: dict = {}  # ((kind, number) -> the frame a lane of that kind calls,
+        self.counters: list = []  # and the C-level call counters of those frames)
 
     def add(self, err: NeedFree) -> None:
         self._last = self._token = self.fast = None
@@ -300,7 +302,7 @@ class FreeInputs:
                 values.append(tuple(leaves))
             guards.append((key, guard))
             scalars.append(value if type(value) in _SCALARS or isinstance(
-                value, np.generic) or type(guard) is _Same else _MISSING)
+                value, np.generic) or type(guard) is Same else _MISSING)
         last = (keys, guards)
         if last != self._last:  # (the usual call: the same static key object as the
             self._last = last  # last one's, which JAX's dispatch finds 6 µs sooner
