@@ -6,8 +6,12 @@ pullback runs emitted code that computes the forward pass again, so that code, t
 primals it is given and the free names it reads are all taken at ``vjp()`` time:
 the primals copied (the caller may write into its arrays, ``w[:] = 0``), the
 emitted function generated for the free names' kinds then, and each free name's
-object then (a closure variable rebound by a loop, a module constant rebound)
-given to the code again at each pullback call (``Frozen.call``).
+object then (a closure variable rebound by a loop, a module constant rebound; an
+object, dict or list copied all the way down: ``_kept``) held by the code's own
+copy of its module namespace (``_own_code``: nothing another transform's call
+shares is written, so a grad on another thread calling the same emitted callee
+reads its own objects).  ``linearize``'s linear function (api/linear.py) and the
+JAX backend's pullback (``own_namespace``) are fixed so too.
 
 An array a free name holds is kept as that object, not copied: an array written
 into in place after ``vjp()`` is read with its new contents, as JAX's pullback on a
