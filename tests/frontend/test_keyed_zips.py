@@ -31,9 +31,7 @@ CASES = {
     "zip_two_arrays": ((X4,), {"zeros": np.zeros(4)}),
     "keyed_in_callee": ((X4,), {"zeros": np.zeros(4)}),
 }
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+PROBE = H.Probe(F, CASES, H.CONSTRUCT_STAGES, tol64=(1e-6, 1e-8), warm=("g", "jit"))
 
 
 @pytest.mark.slow

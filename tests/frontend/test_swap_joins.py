@@ -24,9 +24,7 @@ import s2s
 X6 = np.linspace(-1.0, 1.0, 6) + 0.1
 CASES = {name: ((X6,), {"zeros": np.zeros(6)}) for name in (
     "wave_swap_steps", "wave_value_edges", "wave_step_in_callee", "three_way_rotation")}
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+PROBE = H.Probe(F, CASES, H.CONSTRUCT_STAGES, tol64=(1e-6, 1e-8), warm=("g", "jit"))
 
 
 @pytest.mark.slow
