@@ -74,6 +74,18 @@ def test_shorter_array_raises_at_the_users_line() -> None:
                                rtol=1e-6, atol=1e-8)
 
 
+def test_what_zip_walks_is_pythons() -> None:
+    """``zip("ab", s)`` walks ``s``'s items as Python does: a dict's keys (``{1: 2.0, 0:
+    3.0}``: 1 then 0, not ``s[0]``, ``s[1]``), an array's, a longer tuple's first two;
+    called directly and in a callee (whose derivative code does not run the length
+    check: ``list(s)`` read by position there)."""
+    for s in ({1: 2.0, 0: 3.0}, np.array([2.0, 3.0]), (4.0, 5.0, 6.0)):
+        for f in (F.walked_argument_in_callee, F._pairs):
+            want = H.fd_grad(lambda x: f(x, s), (X4,), 1e-6)
+            np.testing.assert_allclose(s2s.grad(f)(X4, s), want, rtol=1e-6, atol=1e-8,
+                                       err_msg=f"{f.__name__} {s!r}")
+
+
 def test_keys_from_values_refused_at_their_line() -> None:
     with pytest.raises(s2s.TransformError) as err:
         s2s.grad(F.refused_keys_from_values)(X4)
