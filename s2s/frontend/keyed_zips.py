@@ -3,19 +3,21 @@ when its target is a tuple: ``for i, k in enumerate("abab")`` (every item known 
 ``for k, v in zip("abab", x)``, a constant beside sequences known only when the code
 runs (issue 23)::
 
-    for k, v in zip("abab", x):               if len(x) < 4:
-        acc[k] += v ** 2                  ->      raise ValueError("...")
-                                              k, v = "a", x[0]      (per copy, in place)
-                                              acc["a"] += x[0] ** 2
+    for k, v in zip("abab", x):               x_items = list(x)
+        acc[k] += v ** 2                  ->      if len(x) < 4:
+                                                  raise ValueError("...")
+                                              acc["a"] += x_items[0] ** 2
+                                              acc["b"] += x_items[1] ** 2
                                               ...
 
-Each copy of the body has the constant's item and ``x[i]`` in place of the loop's
-names, so each key is known when the code is made.  Python's ``zip`` stops at the
-shortest sequence, and the dict's keys would then depend on ``len(x)``, which is known
-only when the code runs: the check before the copies raises, naming the user's line,
-where ``x`` is shorter than the constant (a longer one ``zip`` cuts as well).  A walked
-sequence that is not a name or an attribute (read once per copy: a call would run
-again) leaves the loop as it was (refused there, located).
+Each copy of the body has the constant's item and ``x_items[i]`` in place of the
+loop's names, so each key is known when the code is made; ``list(x)`` holds what zip
+walks (an array's rows, a dict's keys, a string's characters).  Python's ``zip`` stops
+at the shortest sequence, and the dict's keys would then depend on ``len(x)``, which is
+known only when the code runs: the check before the copies raises, naming the user's
+line, where ``x`` is shorter than the constant (a longer one ``zip`` cuts as well).  A
+walked sequence that is not a name or an attribute (a call, a generator) leaves the
+loop as it was (refused there, located).
 """
 
 from __future__ import annotations
@@ -57,32 +59,42 @@ def tuple_walk(n: Any, node: cst.For) -> tuple[list[dict], list[Any]] | None:
     if not known or not all(w is not None or isinstance(a.value, (cst.Name, cst.Attribute))
                             for w, a in zip(walks, call.args)):
         return None
-    count = min(known)
-    columns = [[s for s, _ in w[:count]] if w is not None else [_item(n, a.value, k) for k in
-               range(count)] for w, a in zip(walks, call.args)]
-    checks = [_check(n, node, a.value, count) for w, a in zip(walks, call.args) if w is None]
-    return [dict(zip(names, row)) for row in zip(*columns)], checks
+    count, before, columns = min(known), [], []
+    for walk, arg in zip(walks, call.args):
+        if walk is not None:
+            columns.append([spelling for spelling, _ in walk[:count]])
+            continue
+        stem = arg.value.value if isinstance(arg.value, cst.Name) else "walked"
+        items = n.comps.loop_name(f"{stem}_items")
+        before += _listed(n, node, arg.value, items, count)
+        columns.append([_item(n, arg.value, items, k) for k in range(count)])
+    return [dict(zip(names, row)) for row in zip(*columns)], before
 
 
-def _item(n: Any, seq: Any, k: int) -> Any:
-    new = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
-    n.desugar.alias(new, seq)
+def _item(n: Any, seq: Any, items: str, k: int) -> Any:
+    new = cst.Subscript(cst.Name(items), [cst.SubscriptElement(cst.Index(cst.Integer(
+        str(k))))])
+    n.desugar.alias_tree(new, seq)
     return new
 
 
-def _check(n: Any, node: cst.For, seq: Any, count: int) -> Any:
-    """``if len(seq) < count: raise ValueError(...)``, located at the loop."""
+def _listed(n: Any, node: cst.For, seq: Any, items: str, count: int) -> list[Any]:
+    """``items = list(seq)`` (what zip walks: a dict's keys, an array's rows), then
+    ``if len(seq) < count: raise ValueError(...)``, located at the loop."""
     loc = n.loc(node)
     text = cst.Module([]).code_for_node
     where = f"{Path(str(loc.file)).name}, line {loc.line}" if loc is not None else "the loop"
     message = (f"{where}: s2s unrolls `for {text(node.target)} in {text(node.iter)}` "
                f"over the {count} items of its constant, so that each dict key is known "
-               f"when the code is made; `{text(seq)}` has fewer here, where Python's zip "
-               f"would stop early: pass one of {count} items or more")
+               f"when the code is made; `{text(seq)}` has fewer items here, where Python's "
+               f"zip would stop early: pass one of {count} items or more")
+    bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(items))], cst.Call(
+        cst.Name("list"), [cst.Arg(seq)]))])
     check = cst.If(
-        cst.Comparison(cst.Call(cst.Name("len"), [cst.Arg(seq)]), [cst.ComparisonTarget(
-            cst.LessThan(), cst.Integer(str(count)))]),
+        cst.Comparison(cst.Call(cst.Name("len"), [cst.Arg(seq)]), [  # (x's: vmap's own)
+            cst.ComparisonTarget(cst.LessThan(), cst.Integer(str(count)))]),
         cst.IndentedBlock([cst.SimpleStatementLine([cst.Raise(cst.Call(
             cst.Name("ValueError"), [cst.Arg(cst.SimpleString(repr(message)))]))])]))
-    n.desugar.alias_tree(check, node)
-    return check
+    for new in (bind, check):
+        n.desugar.alias_tree(new, node)
+    return [bind, check]

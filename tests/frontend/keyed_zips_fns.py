@@ -50,6 +50,17 @@ def keyed_in_callee(x):
     return _grouped(x, 2.0) + _grouped(x[1:], 0.5) * np.sum(x)
 
 
+def _pairs(x, s):
+    out = {}
+    for k, v in zip("ab", s):
+        out[k] = v * x[2]
+    return out["a"] + 2 * out["b"]
+
+
+def walked_argument_in_callee(x, s):
+    return _pairs(x * 2.0, s) + np.sum(x)
+
+
 def refused_keys_from_values(x):
     acc = defaultdict(float)
     for k, v in zip(x > 0.0, x):

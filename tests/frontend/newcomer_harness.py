@@ -34,6 +34,12 @@ from types import ModuleType
 import numpy as np
 
 ORDER = ("internal", "WRONG", "alias", "refused", "dtype", "both refuse", "ok")
+# the stages a construct's own test file sweeps a function of one array through (grad at
+# calls 1, 3, 10, value_and_grad, jvp, vmap of grad, hessian, jit on both backends,
+# special inputs, also warm and under vmap, the caller writing into each result)
+CONSTRUCT_STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
+                    "jit_jax", "special", "warm_special", "vmap_special", "alias",
+                    "alias_all")
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,7 @@ CASES = {
     "zip_two_arrays": ((X4,), {"zeros": np.zeros(4)}),
     "keyed_in_callee": ((X4,), {"zeros": np.zeros(4)}),
 }
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+PROBE = H.Probe(F, CASES, H.CONSTRUCT_STAGES, tol64=(1e-6, 1e-8), warm=("g", "jit"))
 
 
 @pytest.mark.slow
@@ -74,6 +72,18 @@ def test_shorter_array_raises_at_the_users_line() -> None:
     assert "keyed_zips_fns.py, line 15" in text and 'zip("abab", x)' in text, text
     np.testing.assert_allclose(g(X4), H.fd_grad(F.zip_string_keys, (X4,), 1e-6),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_what_zip_walks_is_pythons() -> None:
+    """``zip("ab", s)`` walks ``s``'s items as Python does: a dict's keys (``{1: 2.0, 0:
+    3.0}``: 1 then 0, not ``s[0]``, ``s[1]``), an array's, a longer tuple's first two;
+    called directly and in a callee (whose derivative code does not run the length
+    check: ``list(s)`` read by position there)."""
+    for s in ({1: 2.0, 0: 3.0}, np.array([2.0, 3.0]), (4.0, 5.0, 6.0)):
+        for f in (F.walked_argument_in_callee, F._pairs):
+            want = H.fd_grad(lambda x: f(x, s), (X4,), 1e-6)
+            np.testing.assert_allclose(s2s.grad(f)(X4, s), want, rtol=1e-6, atol=1e-8,
+                                       err_msg=f"{f.__name__} {s!r}")
 
 
 def test_keys_from_values_refused_at_their_line() -> None:

@@ -38,9 +38,7 @@ CASES = {
     "defaultdict_counts": ((X4,), {"zeros": np.zeros(4)}),
     "defaultdict_lambda": ((X4,), {"zeros": np.zeros(4)}),
 }
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+PROBE = H.Probe(F, CASES, H.CONSTRUCT_STAGES, tol64=(1e-6, 1e-8), warm=("g", "jit"))
 
 # a deque's list with `del buf[0]` under `if len(buf) > 3` (the window past maxlen): the
 # second-order transforms of its emitted code refuse, as for the same list written by hand

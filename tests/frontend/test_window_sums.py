@@ -33,9 +33,7 @@ CASES = {
     "window_in_callee": ((X5,), {"zeros": np.zeros(5)}),
     "window_listed_to_callee": ((X5,), {"zeros": np.zeros(5)}),
 }
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"), tol64=(1e-6, 1e-8), warm=("g", "jit"))
+PROBE = H.Probe(F, CASES, H.CONSTRUCT_STAGES, tol64=(1e-6, 1e-8), warm=("g", "jit"))
 
 
 @pytest.mark.slow
