@@ -129,9 +129,13 @@ class FieldsVar(FreeVar):
 
 
 def watched_fields(n: Any, fn: Any, pname: str, default: Any, node: Any) -> Any:
-    """``as_fields(default)`` for a callee's default, watched (``FieldsVar``) where
-    the object's fields hold containers."""
+    """``as_fields(default)`` for a callee's default, watched: the default itself
+    (``DefaultVar``: emitted code binds this object, so a replaced ``__defaults__``
+    makes the next call generate again) and, where the object's fields hold
+    containers, their structure (``FieldsVar``)."""
     value = as_fields(default)
+    keyword_only = pname in (getattr(fn, "__kwdefaults__", None) or {})
+    n.resolver.depends_on(DefaultVar(fn, pname, keyword_only), node)
     if value is not default and any(isinstance(v, (tuple, list, dict))
                                     for v in dict.values(value)):
         n.resolver.depends_on(FieldsVar(fn, pname), node)
