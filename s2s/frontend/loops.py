@@ -15,6 +15,7 @@ import libcst as cst
 from ..errors import UnboundFunctionError, UnpackError, mark_shared_write
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Slice, Stmt, Var
+from . import loop_keys
 from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dict_item_loops import unroll_dict_items
@@ -380,6 +381,7 @@ class LoopLowerer:
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
         self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
                                 if u in before}  # (`parts = parts + [v]`)
+        loop_keys.enter(self.n, node, before)  # (`seen[k] = v`: its keys unknown here)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])

@@ -487,6 +487,7 @@ class StmtLowerer:
                 else:  # (on a path that returns, `if t: return a`: before its return)
                     _bind_at_end(branch, join, final, stmt.loc)
             stmt.joins.append(join)
+            self.n.lets.joined.add(join)  # (its `let` is one path's: literals.known)
             env_after[name] = join
             self.n.generation[name] = self.n.generation.get(name, 0) + 1
             if a in self.n.lists and b in self.n.lists:
