@@ -379,9 +379,7 @@ class LoopLowerer:
     def enter_loop(self, node: Any) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
-        self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
-                                if u in before}  # (`parts = parts + [v]`)
-        loop_keys.enter(self.n, node, before)  # (`seen[k] = v`: its keys unknown here)
+        _entered(self.n, node, before)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
@@ -515,6 +513,14 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)
+
+
+def _entered(n: Any, node: Any, before: dict[str, str]) -> None:
+    """At a loop's start: the versions from before it of the names its body changes
+    (``parts = parts + [v]``: not the literal at the second iteration), and of the
+    dicts it writes by a key known per call (``seen[k] = v``: loop_keys.py)."""
+    n.loop_carried |= {before[u] for u in _changed_names(node.body) if u in before}
+    loop_keys.enter(n, node, before)
 
 
 def _changed_names(body: Any) -> set[str]:

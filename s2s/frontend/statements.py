@@ -469,8 +469,7 @@ class StmtLowerer:
                     ).within(paths[k], stmt, k))
                 continue
             join = a if a != before.get(name) else b
-            # two arrays written in place, one per path: the join is spelled with the
-            # join's array, so the other path binds it (`y = y_other`), not renames
+            # two arrays written in place, one per path: the other binds the join (y = y_other)
             self.n.dicts.join(join, a, b, node, name)
             root = self.n.buffer_root.get(join, join)
             for branch, final in ((body, a), (orelse, b)):
