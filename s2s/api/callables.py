@@ -792,7 +792,7 @@ def _variant(fn: Any, bound: dict[str, Any]) -> Any:
                               fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
-    copy.__dict__.update(fn.__dict__)
+    copy.__dict__.update(fn.__dict__, __s2s_variant_of__=fn)  # (its defaults: keyword_trees)
     setattr(copy, BOUND, dict(bound))
     return copy
 

@@ -12,8 +12,10 @@ default object changed in place is seen), which ``argnums`` does not count past
 from __future__ import annotations
 
 import inspect
+import linecache
 from typing import Any
 
+from ..errors import Loc, TransformError
 from ..frontend.synthesize import signature_text, synthesize
 from .trees import is_node, loose_dataclass
 
@@ -45,10 +47,12 @@ def as_positional(spec: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     pair and the largest ``argnums``); unchanged where there is none, where a parameter
     before it gets nothing (Python's own error then), or where ``argnums`` names a
     position the call does not pass (JAX's error then: argnums count positionals)."""
-    params, _, most = spec
+    params, _, most = spec[:3]
     n = len(args)
     if most >= n:
         return args, kwargs
+    if len(spec) > 3:  # (the function: its defaults as they are now)
+        params = _live(spec[3], params)
     values = [kwargs[name] if name in kwargs else default for name, default in params[n:]]
     last = max((k for k, v in enumerate(values) if is_object(v)), default=None)
     if last is None or any(v is _EMPTY for v in values[:last + 1]):
@@ -56,6 +60,30 @@ def as_positional(spec: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     moved = {name for name, _ in params[n:n + last + 1]}
     return args + tuple(values[:last + 1]), {k: v for k, v in kwargs.items()
                                               if k not in moved}
+
+
+def _live(fn: Any, params: tuple) -> tuple:
+    """``params`` with the defaults ``fn`` has now (``f.__defaults__`` replaced since
+    the transform was made: Python binds the new object, and so does the call)."""
+    fn = getattr(fn, "__func__", fn)
+    fn = getattr(fn, "__s2s_variant_of__", fn)  # (a copy for its arguments' classes)
+    code = getattr(fn, "__code__", None)
+    defaults = getattr(fn, "__defaults__", None) or ()
+    if code is None:
+        return params
+    start = code.co_argcount - len(defaults)
+    live = tuple((name, defaults[k - start] if k >= start else _EMPTY)
+                 for k, (name, _) in enumerate(params))
+    for (name, now), (_, then) in zip(live, params):
+        if is_object(then) and type(now) is not type(then):  # (its code: for `then`'s)
+            raise TransformError(
+                f"the default of `{name}` was replaced by a `{type(now).__name__}` object; "
+                f"this transform was made for a `{type(then).__name__}` one", Loc(
+                    code.co_filename, code.co_firstlineno, 1, linecache.getline(
+                        code.co_filename, code.co_firstlineno).rstrip("\n")),
+                f"make the transform again after replacing the default (or pass `{name}`)",
+                fn.__name__)
+    return live
 
 
 def leaving_objects(fun: Any, nargs: int, keys: tuple[str, ...]) -> Any:

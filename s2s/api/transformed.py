@@ -158,8 +158,9 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         # grad of a holomorphic function: complex inputs and output, seed 1 + 0j
         self.holomorphic = holomorphic
         self.ir = pipeline.lower(fn) if self.inner is None else self.inner.ir
-        self._by_keyword = (*keyword_trees.parameters(fn), max(self.argnums, default=-1)) if (
-            self.inner is None and min(self.argnums, default=0) >= 0) else ((), False, 0)
+        self._by_keyword = (*keyword_trees.parameters(fn), max(self.argnums, default=-1),
+                            fn) if (self.inner is None and min(self.argnums, default=0) >= 0
+                                    ) else ((), False, 0)
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
         self.__name__ = f"{base}_{mode}"

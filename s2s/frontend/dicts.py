@@ -49,6 +49,7 @@ class DictWrites:
         self.shared: dict[str, Any] = {}
         # the keys a loop over a dict's keys binds: a constant string per call
         self.per_call_keys: set[str] = set()
+        self.grown: set[str] = set()  # (written by a per-call key in a loop: loop_keys.py)
 
     def known(self, ssa: str | None) -> tuple | None:
         """The keys of the dict ``ssa`` names, when the function built it."""
@@ -64,6 +65,11 @@ class DictWrites:
                 "keys" in let.params:
             return tuple(let.params["keys"])
         return None
+
+    def settled(self, ssa: str | None) -> tuple | None:
+        """``known``, where a key's presence may be decided from it now: not inside a
+        loop that writes the dict by a key known per call (loop_keys.py)."""
+        return None if ssa in self.grown and self.n.loops else self.known(ssa)
 
     def is_dict(self, base: Any) -> bool:
         return isinstance(base, cst.Name) and base.value in self.n.local_names and \

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from ..emit.forwards import LIFTED_FILES
 from ..ir.nodes import Atom, Var
+from .object_fields import object_fields
 from .resolve import is_literal
 from .synthesize import BOUND, PARTIAL, ItemFunctions, synthesize
 
@@ -173,7 +174,12 @@ class Plan:
         params = iter(self.params)
         sig = inspect.signature(fn, follow_wrapped=False)
         args: list[str] = []
+        by_name = False  # (a parameter left out before: the later ones by keyword)
         for kind, pname, detail in self.entries:
+            if kind == "default" and object_fields(sig.parameters[pname].default) is not None:
+                next(params)  # (its fields' view: Python binds the object itself)
+                by_name = True
+                continue
             if kind == "fn":
                 text = _value_text(detail, params, namespace)
             elif kind == "fns":  # (a tuple or list of functions: written as one)
@@ -196,7 +202,7 @@ class Plan:
             else:
                 text = next(params)
             keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
-            args.append(f"{pname}={text}" if keyword else text)
+            args.append(f"{pname}={text}" if keyword or by_name else text)
         target = fn.__self__ if isinstance(fn, types.MethodType) and (
             fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
         stem_ = re.sub(r"\W+", "_", getattr(fn, "__name__", "fn")).strip("_") or "fn"

@@ -22,7 +22,7 @@ def run_time_item(n: Any, node: cst.Subscript, base: Atom, items: list[Any],
     if len(items) != 1 or not isinstance(items[0], Var) or not isinstance(base, Var) or (
             not isinstance(node.value, cst.Name)):
         return None
-    keys = n.dicts.known(base.name)
+    keys = n.dicts.settled(base.name)
     if not keys or not all(isinstance(k, (str, int)) for k in keys):
         return None
     key = n.comps.static.atom_node(items[0], node)

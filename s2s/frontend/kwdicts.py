@@ -33,7 +33,7 @@ def keys_of(n: Any, node: Any) -> tuple | None:
     """The keys of the dict a local name denotes, when known now."""
     if not (isinstance(node, cst.Name) and node.value in n.local_names):
         return None
-    return n.dicts.known(n.env.get(node.value))
+    return n.dicts.settled(n.env.get(node.value))
 
 
 def named_tuple_of(n: Any, node: Any) -> bool:
@@ -182,8 +182,9 @@ def get(n: Any, node: cst.Call, base: Atom, target: str | None) -> Atom | None:
     ``d``'s keys are known, else per call; None where ``d`` is an array s2s computed."""
     if not isinstance(base, Var) or not isinstance(node.func, cst.Attribute):
         return None
-    keys = n.dicts.known(base.name)
-    if keys is None and n.producers.get(base.name) not in (None, "getitem", "identity"):
+    keys = n.dicts.settled(base.name)
+    if keys is None and n.producers.get(base.name) not in (None, "getitem", "identity") and (
+            base.name not in n.dicts.grown):
         return None  # (an array the function computed: its method `.get` is refused)
     args = node.args
     if not 1 <= len(args) <= 2 or any(a.star or a.keyword for a in args):
@@ -192,16 +193,13 @@ def get(n: Any, node: cst.Call, base: Atom, target: str | None) -> Atom | None:
     key_node, owner = args[0].value, node.func.value
     default = args[1].value if len(args) == 2 else cst.Name("None")
     read = cst.Subscript(owner, [cst.SubscriptElement(cst.Index(key_node))])
-    if keys is None:  # per call: `d[k] if k in d else default`, decided by ir/unroll.py
-        chosen: Any = cst.IfExp(test=cst.Comparison(key_node, [cst.ComparisonTarget(
+    key = None if keys is None else literals.known(n, n.exprs.expr(key_node))
+    if keys == ():  # (an empty dict: no key is in it)
+        chosen: Any = default
+    elif key is None:  # per call: `d[k] if k in d else default`, decided by ir/unroll.py
+        chosen = cst.IfExp(test=cst.Comparison(key_node, [cst.ComparisonTarget(
             cst.In(), owner)]), body=read, orelse=default)
     else:
-        key = literals.known(n, n.exprs.expr(key_node))
-        if key is None:
-            raise n.unsupported(
-                key_node, "`.get()` with a key known only when the function runs: a "
-                "dict's keys are its structure, fixed when s2s generates the code",
-                "use a constant key (a string, or a name bound to one)")
         chosen = read if _has(keys, key.value) else default
     _alias(n, chosen, node)
     return n.exprs.expr(chosen, target)
@@ -250,7 +248,8 @@ def _origin(n: Any, name: str) -> str | None:
         return "per call" if name in n.draws.params else None  # (the parameters)
     if let.prim in ("identity", "getitem") and isinstance(let.args[0], Var):
         return _origin(n, let.args[0].name)
-    if let.prim in ("dict_keys", "dict_merge"):  # (made literals per call)
+    if let.prim in ("dict_keys", "dict_merge") or let.prim in ("make_dict", "dict_set") and (
+            name in n.dicts.grown):  # (made literals per call; loop_keys.py)
         return "per call"
     prim = PRIMITIVES.get(let.prim)
     if prim is None or prim.family == "structure" or prim.results is not None:

@@ -15,6 +15,7 @@ import libcst as cst
 from ..errors import UnboundFunctionError, UnpackError, mark_shared_write
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Slice, Stmt, Var
+from . import loop_keys
 from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dict_item_loops import unroll_dict_items
@@ -379,10 +380,7 @@ class LoopLowerer:
     def enter_loop(self, node: Any) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
-        self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
-                                if u in before}  # (`parts = parts + [v]`)
-        self.n.__dict__.setdefault("loop_fields", set()).update(  # (`c.out = c.out + [v]`:
-            (before[u], k) for u, k in _changed_fields(node.body) if u in before)  # items)
+        _entered(self.n, node, before)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
@@ -520,6 +518,16 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)
+
+
+def _entered(n: Any, node: Any, before: dict[str, str]) -> None:
+    """At a loop's start: the versions from before it of the names its body changes
+    (``parts = parts + [v]``: not the literal at the second iteration), and of the
+    dicts it writes by a key known per call (``seen[k] = v``: loop_keys.py)."""
+    n.loop_carried |= {before[u] for u in _changed_names(node.body) if u in before}
+    n.__dict__.setdefault("loop_fields", set()).update(  # (`c.out = c.out + [v]`: items)
+        (before[u], k) for u, k in _changed_fields(node.body) if u in before)
+    loop_keys.enter(n, node, before)
 
 
 def _changed_names(body: Any) -> set[str]:

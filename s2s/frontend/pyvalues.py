@@ -358,7 +358,7 @@ class PythonValues:
         comprehension over ``d.items()`` (an argument's keys are known per call)."""
         if len(positional) == 1 and isinstance(positional[0], cst.Name) and \
                 positional[0].value in self.n.local_names:
-            keys = self.n.dicts.known(self.n.env.get(positional[0].value))
+            keys = self.n.dicts.settled(self.n.env.get(positional[0].value))
             base = positional[0]
             if keys is not None:
                 items = [cst.DictElement(cst.SimpleString(repr(k)), cst.Subscript(

@@ -469,8 +469,7 @@ class StmtLowerer:
                     ).within(paths[k], stmt, k))
                 continue
             join = a if a != before.get(name) else b
-            # two arrays written in place, one per path: the join is spelled with the
-            # join's array, so the other path binds it (`y = y_other`), not renames
+            # two arrays written in place, one per path: the other binds the join (y = y_other)
             self.n.dicts.join(join, a, b, node, name)
             root = self.n.buffer_root.get(join, join)
             for branch, final in ((body, a), (orelse, b)):
@@ -487,6 +486,7 @@ class StmtLowerer:
                 else:  # (on a path that returns, `if t: return a`: before its return)
                     _bind_at_end(branch, join, final, stmt.loc)
             stmt.joins.append(join)
+            self.n.lets.joined.add(join)  # (its `let` is one path's: literals.known)
             env_after[name] = join
             self.n.generation[name] = self.n.generation.get(name, 0) + 1
             if a in self.n.lists and b in self.n.lists:

@@ -150,9 +150,13 @@ class FieldsVar(FreeVar):
 
 
 def watched_fields(n: Any, fn: Any, pname: str, default: Any, node: Any) -> Any:
-    """``as_fields(default)`` for a callee's default, watched (``FieldsVar``) where
-    the object's fields hold containers."""
+    """``as_fields(default)`` for a callee's default, watched: the default itself
+    (``DefaultVar``: emitted code binds this object, so a replaced ``__defaults__``
+    makes the next call generate again) and, where the object's fields hold
+    containers, their structure (``FieldsVar``)."""
     value = as_fields(default)
+    keyword_only = pname in (getattr(fn, "__kwdefaults__", None) or {})
+    n.resolver.depends_on(DefaultVar(fn, pname, keyword_only), node)
     if value is not default and any(isinstance(v, (tuple, list, dict))
                                     for v in dict.values(value)):
         n.resolver.depends_on(FieldsVar(fn, pname), node)
@@ -214,7 +218,7 @@ class StaticReader:
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
                     for a in let.args]  # (a NamedTuple: its fields' values, in order)
         if let.prim == "make_dict" and "keys" in let.params:  # (else keyed per call)
-            keys = self.n.dicts.known(ssa)  # (None: a loop wrote per-call keys into it)
+            keys = self.n.dicts.settled(ssa)  # (None: a loop wrote per-call keys into it)
             return None if keys is None else [(_spell(k), k) for k in keys]
         if let.prim in ("make_tuple", "make_list") and (
                 ssa not in self.n.loop_carried):  # (`parts = parts + [v]` in a loop)
@@ -272,7 +276,7 @@ class StaticReader:
                 let = self.n.lets.get(self.n.env.get(base.value, "")) if local else None
                 value = self.static_value(base) if not local else None
                 if let is not None and let.prim == "make_dict" and "keys" in let.params:
-                    keys = self.n.dicts.known(let.target)  # (None: per-call keys written)
+                    keys = self.n.dicts.settled(let.target)  # (None: per-call keys written)
                     value = None if keys is None else dict.fromkeys(keys)  # (made here)
                 if not isinstance(value, dict) or not all(map(spellable, value)):
                     return None  # (`{Color.RED: ...}`: keys with no literal)

@@ -43,13 +43,12 @@ EXPECTED: dict[str, str] = {
     # for its item's structure, `isinstance(u, tuple)` decided by it (nested_types.py);
     # it was refused: "`f` is a function here, used as a value"; namedtuple_replace_step:
     # ok since objects17, a constant slice of a NamedTuple has a known length)
-    # `dataclasses.replace(cfg, lr=...)` of the default object: grad, value_and_grad, jvp,
-    # jit on both backends run since objects17; vmap of grad and hessian (the probe calls
-    # the function from a lambda: the callee is planned without the default's class)
-    # refused, located: "supported here on a dataclass object this function built or was
-    # given" (`s2s.vmap(f)` and `s2s.vmap(s2s.grad(f))` of the function itself run since
-    # objects18: the default passed in place, not batched)
-    "dataclass_replace_cfg": "refused",
+    # (dataclass_replace_cfg: ok since refused19a, the adapter of `lambda x: f(x)`'s call
+    # leaves the default object out as the call did (it passed the view of its fields,
+    # a dict, to the function: TypeError from emitted code under grad of the lambda, and
+    # vmap of grad and hessian, which transform that code, were refused, located:
+    # "`dataclasses.replace` is supported here on a dataclass object this function built
+    # or was given"); grad, value_and_grad, jvp, jit ran since objects17)
     # (concat_ragged_loop: ok since lists18, the gradient of `np.concatenate(parts)` of a
     # list grown in a loop is a list as long, batched and differentiated again; hessian
     # and vmap of grad were refused: "cannot be differentiated or batched again")

@@ -44,7 +44,8 @@ EXPECTED: dict[str, str] = {
     # `params = opt.step(params, grads)`, a method setting attributes and returning a
     # value, is lowered; left: the item write, and the loop then carries `velocity`
     # growing from `{}` to `{"a", "b"}`, refused even for a local dict: "changes
-    # structure inside the loop")
+    # structure inside the loop"; since refused19a a local dict's `vel.get(k, 0.0)` and
+    # `vel[k] = v` in one `for k, p in params.items()` run, test_dict_keys19.py)
     "momentum_object_dict": "refused",
     # (rk4_tuple_state: ok since lists18, the step loop's `state = tuple(... for s, p, q,
     # r, w in zip(state, k1, ...))` unrolled for the tuple's length before the loop; it

@@ -13,7 +13,7 @@ The default tier checks the wrong gradients (refused; fixed) and two of the form
 central differences; the slow tier runs every form against central differences at
 calls 1, 3 and 10, and through grad, value_and_grad, jvp, vmap of grad, hessian, jit
 of grad on NumPy and on JAX, float64 and float32, against JAX on the same source
-(``replace_default``: its vmap of grad and hessian are refused, located)."""
+(``replace_default``: its vmap of grad and hessian were refused before refused19a)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,11 @@ RUNS = ("named_tuple_walked", "spread_then_replace", "replace_default",
         "concatenated_into_a_field", "appended_into_a_field")
 STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
           "alias")
-# (replace_default's vmap of grad and hessian, of a lambda calling it, are refused,
-# located: tests/frontend/test_newcomer_probe11.py's dataclass_replace_cfg pin;
-# appended_into_a_field's hessian is refused, located: "vmap cannot batch this: the
-# rank of `joined_4_dot_0` is unknown", its other stages match JAX)
-SWEPT = tuple(name for name in RUNS if name not in ("replace_default",
-                                                   "appended_into_a_field"))
+# (replace_default's vmap of grad and hessian, of a lambda calling it, run since
+# refused19a: tests/frontend/test_defaults19.py; appended_into_a_field's hessian is
+# refused, located: "vmap cannot batch this: the rank of `joined_4_dot_0` is unknown",
+# its other stages match JAX)
+SWEPT = tuple(name for name in RUNS if name != "appended_into_a_field")
 PROBE = H.Probe(F, {name: ((X4,), {}) for name in RUNS}, STAGES, tol64=(1e-6, 1e-8))
 
 
