@@ -46,3 +46,10 @@ def static_dict_loss(p, x, y, scale):  # a dict beside a static argument
 
 def nested_loss(p, x, y):  # a dict in the dict: the keyed path looks into it
     return np.mean(logistic(y * (x @ p["inner"]["w"]))) + np.sum(p["c"] ** 2)
+
+
+MASK = np.array([True, False, True, True, False, True])  # (guarded by its bytes)
+
+
+def masked_loss(w, x, y):  # a module boolean array: the guarded lane checks its bytes
+    return np.mean(np.where(MASK, logistic(y * (x @ w)), 0.0))

@@ -250,3 +250,31 @@ def test_a_dict_beside_a_static_argument_or_in_a_dict(name, dtype):
             assert np.asarray(a).dtype == dtype
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), **_tol(dtype),
                                        err_msg=f"{name} call {i}")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_module_mask_written_in_place_between_calls(dtype, monkeypatch):
+    """A module boolean array the loss reads is guarded by its bytes: its fast check
+    (``same_bytes``: the same object, dtype, shape and bytes) keeps the guarded lane
+    where the free path's general reading hashed its bytes at every call; the mask
+    written in place at the 3rd call, a new equal array at the 5th (no trace), the
+    first values again at the 7th (the first trace found): against jax.grad."""
+    monkeypatch.setattr(M, "MASK", M.MASK.copy())
+    first = M.MASK.copy()
+    j = s2s.jit(s2s.grad(M.masked_loss), backend="jax")
+    rng = np.random.default_rng(17)
+    for i in range(9):
+        if i == 3:
+            M.MASK[:2] = ~M.MASK[:2]  # (in place: the same object)
+        elif i == 5:
+            M.MASK = M.MASK.copy()  # (another object, equal bytes: no new trace)
+        elif i == 7:
+            M.MASK[...] = first  # (the first values again)
+        w = rng.normal(size=3).astype(dtype)
+        x, y = rng.normal(size=(6, 3)).astype(dtype), rng.choice([-1.0, 1.0], 6).astype(dtype)
+        got = np.asarray(j(w, x, y))
+        assert j._call.__name__ == "_call_guarded", i
+        want = jax.grad(_twin(M.masked_loss))(w, x, y)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, np.asarray(want), **_tol(dtype), err_msg=f"call {i}")
+    assert j._compilations == 2

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import TransformError
 from . import jit_jax_free, records, trees
-from .jit_jax_free import FreeInputs, NeedFree
+from .jit_jax_free import FreeInputs, NeedFree, same_bytes
 from .transformed import Transformed
 from .vectorize import Vmapped
 
@@ -405,7 +405,8 @@ def guarded_call(self: Jitted, kind: str = "bare") -> Callable:
 class Lanes:
     """The guarded lanes of one jit and one kind of path (:func:`guarded_call`): the
     current lane ``(read, what it gave, the function the frame calls, its jitted
-    function)``, one tuple replaced whole, so a thread sees one lane's or none."""
+    function, the guarded arrays' bytes)``, one tuple replaced whole, so a thread sees
+    one lane's or none."""
 
     __slots__ = ("jit", "kind", "lane", "general", "frame")
 
@@ -421,7 +422,8 @@ class Lanes:
         now = self.lane[0]
         try:
             if now is not None and (now[0]() is now[1] if type(now[0]) is not tuple
-                                    else all(map(operator.is_, now[0][0](), now[1]))):
+                                    else all(map(operator.is_, now[0][0](), now[1]))) \
+                    and (not now[4] or same_bytes(now[4])):  # (a mask's bytes)
                 return now[2]
         except Exception:  # (a name unbound now: the general way says what it means)
             pass
@@ -473,9 +475,9 @@ class Lanes:
         made = jitted if bare else free.calls[key]
         getters = [free.names[k] for k, _ in free.keys[token][1]]
         if len(getters) == 1:  # (one name: its getter, compared by `is`)
-            now = (getters[0], fast[2][0], made, jitted)
+            now = (getters[0], fast[2][0], made, jitted, fast[4])
         else:
-            now = ((fast[1],), fast[2], made, jitted)
+            now = ((fast[1],), fast[2], made, jitted, fast[4])
         self.lane[0] = now
         return now
 
@@ -499,7 +501,8 @@ def free_call(self: Jitted) -> Callable:
                 return slow(*args)
         fast = free.fast  # (the names read in C while they hold what they held:
         try:  # jit_jax_free.FreeInputs._fast_lane)
-            if fast is not None and (fast[1] is None or all(map(same, fast[1](), fast[2]))):
+            if fast is not None and (fast[1] is None or all(map(same, fast[1](), fast[2]))) \
+                    and (not fast[4] or same_bytes(fast[4])):
                 values, token = tuple(fast[0]()), fast[3]
             else:
                 values, token = free.inputs()

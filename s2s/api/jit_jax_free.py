@@ -43,6 +43,7 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["NeedFree", "Reads", "FreeInputs", "READS", "read", "passed", "guard_key", "Same",
+           "same_bytes",
            "split", "followed", "attribute_key", "vocabulary"]
 
 _MISSING = object()
@@ -282,7 +283,7 @@ class FreeInputs:
         """The leaves to pass now (a bare array as itself, a container's as a tuple),
         and the static key's number (``keys[n]``: the keys passed, and each other key's
         guard)."""
-        keys, values, guards, scalars = [], [], [], []
+        keys, values, guards, scalars, arrays = [], [], [], [], []
         demoted = self.demoted
         for key, getter in self.names.items():
             try:
@@ -301,8 +302,14 @@ class FreeInputs:
                 keys.append(key)
                 values.append(tuple(leaves))
             guards.append((key, guard))
-            scalars.append(value if type(value) in _SCALARS or isinstance(
-                value, np.generic) or type(guard) is Same else _MISSING)
+            if type(value) in _SCALARS or isinstance(value, np.generic) or \
+                    type(guard) is Same:
+                scalars.append(value)
+            elif type(value) is np.ndarray and type(guard) is tuple and not leaves:
+                scalars.append(value)  # (an integer or boolean array: the same object
+                arrays.append((value, value.dtype, value.shape, guard[3]))  # and bytes)
+            else:
+                scalars.append(_MISSING)
         last = (keys, guards)
         if last != self._last:  # (the usual call: the same static key object as the
             self._last = last  # last one's, which JAX's dispatch finds 6 µs sooner
@@ -313,23 +320,37 @@ class FreeInputs:
                 self.keys.append(token)
         values = tuple(values)
         self.fast = None if demoted or any(v is _MISSING for v in scalars) or any(
-            type(v) is tuple for v in values) else self._fast_lane(keys, guards, scalars)
+            type(v) is tuple for v in values) else self._fast_lane(keys, guards, scalars,
+                                                                   arrays)
         return values, self._token
 
-    def _fast_lane(self, keys: list, guards: list, scalars: list) -> tuple:
+    def _fast_lane(self, keys: list, guards: list, scalars: list, arrays: list) -> tuple:
         """How a call reads the names while they hold what they hold now (every passed
         one a float NumPy array, every guarded one an immutable number or string, or
-        one guarded by identity: a function):
+        one guarded by identity: a function; or an integer or boolean array, a mask):
         ``(read the passed, read the guarded or None, the guarded values now, static
-        key)``, each read a C call (names of one module: one ``itemgetter``); the
-        guarded values compared by identity (the same object: the same value).  A
+        key, the guarded arrays)``, each read a C call (names of one module: one
+        ``itemgetter``); the guarded values compared by identity (the same object: the
+        same value), a guarded array's dtype, shape and bytes too (:func:`same_bytes`:
+        written in place, it is another value).  A
         passed name holding another kind of value meets a trace (its shape or dtype
         differs from every trace's), which refuses it (:func:`read`), and the call is
         made again through :meth:`inputs`."""
         names = self.names
         guarded = [names[k] for k, _ in guards]
         return (_reader([names[k] for k in keys]), _reader(guarded) if guarded else None,
-                tuple(scalars), self._token)
+                tuple(scalars), self._token, tuple(arrays))
+
+
+def same_bytes(arrays: tuple) -> bool:
+    """Whether each guarded array (``(array, its dtype, shape, bytes)`` when its static
+    key was made: :meth:`FreeInputs._fast_lane`) holds them still (one written in
+    place, given another shape or dtype in place, is another value: a miss, which
+    reads the names again)."""
+    for a, dtype, shape, data in arrays:
+        if a.dtype is not dtype or a.shape != shape or a.tobytes() != data:
+            return False
+    return True
 
 
 _CALL = getattr(operator, "call", lambda f: f())  # (3.11's, a C call)
