@@ -20,6 +20,7 @@ import support
 
 import s2s
 from s2s.api.transformed import JVPS
+from s2s.errors import TransformError
 from s2s.optimize import specialize
 from s2s.optimize.complements import complements
 
@@ -315,3 +316,32 @@ def test_the_family_path_on_threads():
     for t in threads:
         t.join()
     assert not wrong, wrong
+
+
+def test_a_closure_cell_rebound_or_emptied_between_calls():
+    """The hot path reads a closure's cells inline (api/hotcode.py): a cell rebound at
+    calls 3 and 10 gives the new value's HVP; one emptied (``del``) is refused, never
+    the old value."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(5, 3))
+
+    def loss(w):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    def rebind(new):
+        nonlocal x
+        x = new
+
+    def empty():
+        nonlocal x
+        del x
+    g = s2s.grad(loss)
+    w, v = rng.normal(size=3), rng.normal(size=3)
+    for k in range(12):
+        if k in (2, 9):
+            rebind(rng.normal(size=(5, 3)))
+        np.testing.assert_allclose(s2s.jvp(g, (w,), (v,))[1], _tanh_rows_hvp(w, v, x),
+                                   rtol=1e-10)
+    empty()
+    with pytest.raises(TransformError, match="the name `x` is not defined"):
+        s2s.jvp(g, (w,), (v,))

@@ -214,11 +214,12 @@ def runner(found: tuple[Callable, threading.RLock, list], owner: Any,
     mine = canon.__closure__ or ()
     env: dict[str, Any] = {"CODE": last[0], "MODULE": last[1], "NAME": last[2],
                            "QUALNAME": last[3], "MISS": miss, "nd": np.ndarray,
-                           "owner": owner, "lock": lock}
+                           "owner": owner, "lock": lock, "CANON": canon}
     lines = ["def run(fun, p, t):",
              "    if fun.__code__ is not CODE or fun.__globals__ is not MODULE or "
              "fun.__defaults__ is not None or fun.__kwdefaults__ is not None or "
-             "fun.__name__ != NAME or fun.__qualname__ != QUALNAME or fun.__dict__:",
+             "fun.__name__ != NAME or fun.__qualname__ != QUALNAME or fun.__dict__ or "
+             "fun is CANON:",
              "        return MISS"]
     n = len(last[4])
     if n != len(mine):

@@ -161,6 +161,18 @@ def unread_defaults(owner: Any, passed: int) -> Any:
     return fn
 
 
+def _free_reads(fn: Callable, w: _Writer) -> list[str]:
+    """``read_free_names(fn)`` written out: a closure cell's contents read straight
+    (``FreeVar.read`` of a cell), any other name by its variable's ``read()``."""
+    names = w.const(fn.__globals__)
+    lines = []
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        cell = getattr(var, "cell", None) if type(var).__name__ == "FreeVar" else None
+        got = f"{w.const(cell)}.cell_contents" if cell is not None else f"{w.const(var)}.read()"
+        lines.append(f"    {names}[{name!r}] = {got}")
+    return lines
+
+
 def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
                  primal: int | None, guards: str | None = None, env: dict | None = None,
                  located: Callable | None = None,
@@ -234,11 +246,11 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     w.env.update(owner=owner, fn=fn, finish=finish, read=read_free_names, located=located)
     if guards is None:
         guards = f"GEN[0] == {generation!r} and owner._spec_error is None"
-    # (a module's name no longer bound: KeyError, from ``free``'s ``d[k]``)
+    # (a module's name no longer bound: KeyError; an empty closure cell: ValueError)
     w.lines += ["    try:", f"        if not ({guards} and {free}):", "            return MISS",
-                "    except KeyError:", "        return MISS"]
+                "    except (KeyError, ValueError):", "        return MISS"]
     if reads:
-        w.lines.append("    read(fn)")
+        w.lines += _free_reads(fn, w)
     call = f"r = fn({', '.join(names)})"
     if located is None:
         w.lines.append(f"    {call}")

@@ -232,7 +232,8 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
     ``unread``: a function whose parameters' defaults the calls checked cannot read
     (each parameter is passed: hotcode.unread_defaults), its defaults not checked;
     ``subscript``: a plain dict's name read as ``d[k]`` (a missing one raises
-    KeyError, which the caller catches) rather than ``d.get(k, MISSING)``."""
+    KeyError, which the caller catches) rather than ``d.get(k, MISSING)``, and a
+    closure cell's contents straight (an empty one raises ValueError, caught too)."""
     p = prefix
     env.update({f"{p}MISSING": _MISSING, f"{p}reads": _same_reads,
                 f"{p}contents": _contents, f"{p}methods": class_methods, f"{p}like": like})
@@ -244,8 +245,9 @@ def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
         terms.append(_same_or_like(read, f"{p}v{i}", layout, env, f"{p}dl{i}", p))
     for i, (cell, value, layout) in enumerate(snapshot._cells):
         env[f"{p}c{i}"], env[f"{p}w{i}"] = cell, value
-        terms.append(_same_or_like(f"{p}contents({p}c{i})", f"{p}w{i}", layout, env,
-                                   f"{p}cl{i}", p))
+        # (subscript: the caller catches an empty cell's ValueError too)
+        read = f"{p}c{i}.cell_contents" if subscript else f"{p}contents({p}c{i})"
+        terms.append(_same_or_like(read, f"{p}w{i}", layout, env, f"{p}cl{i}", p))
     for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
         if fn is unread and unread is not None:
             continue
