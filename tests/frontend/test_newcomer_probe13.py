@@ -39,10 +39,10 @@ EXPECTED: dict[str, str] = {
     # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
     # TypeError, `np.where` of a value and a path's None, until this probe)
     "sdf_union": "both refuse",
-    # vmap of grad and hessian: `np.concatenate([edge, u[2:] - ..., edge])` carried by
-    # the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap`: "vmap cannot batch
-    # this: `split_like` of a list the function did not build" (grad, jvp, jit run)
-    "wave_leapfrog_swap": "refused",
+    # (wave_leapfrog_swap: ok since lists18, split_like of a list batched by its items'
+    # kinds; vmap of grad and hessian of `np.concatenate([edge, u[2:] - ..., edge])`
+    # carried by the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap` were refused:
+    # "`split_like` of a list the function did not build")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
