@@ -1,0 +1,78 @@
+"""Functions for tests/frontend/test_probe14_fixes.py: forms of the fourteenth newcomer
+probe (newcomer_probe14_fns.py) s2s refused, or failed on, where JAX or Python runs
+them, with variations that try to break each fix."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# ---- loops over a module dict zipped, or unpacking its values ------------------------
+
+LAYERS = {"first": (np.array([[0.5, -0.3], [0.2, 0.8]]), np.array([0.1, 0.0])),
+          "second": (np.array([[1.0, 0.4], [-0.6, 0.3]]), np.array([0.0, -0.2]))}
+COEF = {"a": 1.0, "b": 2.5}
+
+
+def zip_items_nested(x):
+    h = x
+    for (name, (w, b)), scale in zip(LAYERS.items(), (1.0, 0.5)):
+        h = np.tanh(w @ h + b) * scale
+    return np.sum(h ** 2)
+
+
+def zip_items_indexed(x):
+    h = x
+    for (name, wb), scale in zip(LAYERS.items(), [1.0, 0.5]):
+        h = np.tanh(wb[0] @ h + wb[1]) * scale
+    return np.sum(h ** 2)
+
+
+def zip_keys_values(x):
+    h = x
+    for key, (w, b) in zip(LAYERS.keys(), LAYERS.values()):
+        h = np.sin(w @ h) + b * len(key)
+    return np.sum(h ** 2)
+
+
+def zip_two_module_dicts(x):
+    s = 0.0
+    for (k, c), (k2, (w, b)) in zip(COEF.items(), LAYERS.items()):
+        s = s + c * np.sum((w @ x + b) ** 2)
+    return s
+
+
+def enumerate_zip_items(x):
+    s = 0.0
+    for i, ((k, c), scale) in enumerate(zip(COEF.items(), [0.5, 2.0])):
+        s = s + c * scale * x[i] ** 2
+    return s
+
+
+def items_unpacked_value(x):
+    h = x
+    for name, (w, b) in LAYERS.items():
+        h = np.tanh(w @ h + b)
+    return np.sum(h ** 2) + len(name)
+
+
+def items_value_indexed(x):
+    h = x
+    for name, wb in LAYERS.items():
+        h = np.tanh(wb[0] @ h + wb[1])
+    return np.sum(h ** 2)
+
+
+def items_unpacked_continue(x):
+    s = 0.0
+    for name, (w, b) in LAYERS.items():
+        if name == "first":
+            continue
+        s = s + np.sum((w @ x + b) ** 2)
+    return s
+
+
+def zip_values_with_array(x):
+    s = 0.0
+    for c, xi in zip(COEF.values(), x):
+        s = s + c * xi ** 2
+    return s

@@ -1,0 +1,97 @@
+"""Issue 23, probe 14 (tests/frontend/newcomer_probe14_fns.py): forms s2s failed on or
+refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_fns.py).
+
+- A loop over ``zip(LAYERS.items(), (1.0, 0.5))`` of a module dict was an internal
+  TypeError (``'dict_items' object is not subscriptable``: the loop indexed
+  ``LAYERS.items()[0]``), and ``for name, (w, b) in LAYERS.items():`` was refused
+  ("loop targets must be names"); a module dict whose values are tuples of arrays of
+  different shapes was an internal ValueError (``np.ndim`` of the ragged tuple).  Now
+  frontend/module_dicts.py unrolls zips (and ``enumerate`` of zips) of module dict walks
+  with walks known when the code is generated, and each copy unpacks a value its target
+  unpacks (``w, b = LAYERS["first"]``).
+
+Each against JAX on the same source (float64 and float32) or central differences, at
+changing values and after the module's dict changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import probe14_fix_fns as F
+import pytest
+from newcomer_harness import fd_grad
+from support import HAVE_JAX
+
+import s2s
+
+X2 = np.array([0.3, -0.7])
+
+MODULE_DICT_LOOPS = ["zip_items_nested", "zip_items_indexed", "zip_keys_values",
+                     "zip_two_module_dicts", "enumerate_zip_items", "items_unpacked_value",
+                     "items_value_indexed", "items_unpacked_continue"]
+
+
+def _calls(f, xs, tol=(1e-6, 1e-8)):
+    g = s2s.grad(f)
+    for x in xs:
+        np.testing.assert_allclose(g(x), fd_grad(f, (x,), 1e-6), *tol)
+
+
+@pytest.mark.parametrize("name", MODULE_DICT_LOOPS)
+def test_module_dict_loops_against_central_differences(name) -> None:
+    """grad of each loop form at three values (one object), against central
+    differences of the function as Python runs it."""
+    _calls(getattr(F, name), [X2, X2 * -1.7, X2 * 0.1])
+
+
+def test_module_dict_values_read_at_each_call(monkeypatch) -> None:
+    """The values are read where the code runs: a value replaced in the module dict
+    (same kinds) is seen by the next call of the same grad object; a value of another
+    length raises Python's ValueError at the unpacking, as Python does."""
+    g = s2s.grad(F.zip_items_nested)
+    g(X2)
+    w, b = F.LAYERS["second"]
+    monkeypatch.setitem(F.LAYERS, "second", (w * -2.0, b + 1.0))
+    np.testing.assert_allclose(g(X2), fd_grad(F.zip_items_nested, (X2,), 1e-6), 1e-6, 1e-8)
+    monkeypatch.setitem(F.LAYERS, "second", (w, b, b))
+    with pytest.raises(ValueError):
+        F.zip_items_nested(X2)
+    with pytest.raises(ValueError):
+        g(X2)
+
+
+def test_zip_with_a_runtime_sequence_is_located() -> None:
+    """``zip(COEF.values(), x)`` of an array argument (an internal IndexError before):
+    refused, located at the user's line."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.zip_values_with_array)(X2)
+    assert "zipping the module dict `COEF`" in str(info.value)
+    assert "probe14_fix_fns.py" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", MODULE_DICT_LOOPS)
+def test_module_dict_loops_against_jax(name, dtype) -> None:
+    """grad, jvp, vmap of grad, hessian and jit of grad (both backends) against JAX on
+    the same source."""
+    import jax
+    from support import jax_twin
+
+    J = jax_twin(F)
+    f, fj = getattr(F, name), getattr(J, name)
+    tol = (2e-3, 2e-4) if dtype == np.float32 else (1e-7, 1e-9)
+    x = X2.astype(dtype)
+    batch = np.stack([x, x * dtype(-0.8), x * dtype(1.3)])
+    t = np.array([0.6, -1.1], dtype)
+    pairs = [(s2s.grad(f)(x), jax.grad(fj)(x)),
+             (s2s.jvp(f, (x,), (t,))[1], jax.jvp(fj, (x,), (t,))[1]),
+             (s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(fj))(batch)),
+             (s2s.hessian(f)(x), jax.hessian(fj)(x))]
+    for backend in ("numpy", "jax"):
+        jit = s2s.jit(s2s.grad(f), backend=backend)
+        for c in (1.0, 0.7, -1.3):
+            pairs.append((jit(x * dtype(c)), jax.grad(fj)(x * dtype(c))))
+    for ours, theirs in pairs:
+        np.testing.assert_allclose(ours, theirs, *tol)
+        assert np.asarray(ours).dtype == np.asarray(theirs).dtype
