@@ -44,6 +44,7 @@ from .unpacking import (
     checked_at_run_time,
     constant_items,
     element_targets,
+    split_literal,
     starred_at_run_time,
 )
 
@@ -300,6 +301,10 @@ class StmtLowerer:
             return
         if self.list_edits.zip_columns(target, value):
             return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
+        if (pairs := split_literal(target, value)) is not None:
+            for name, element in pairs:  # (`carry, ys = init, []`: unpacking.py)
+                self.assign(name, element)
+            return
         if isinstance(target, (cst.Tuple, cst.List)) and element_targets(self, target, value):
             return  # (`self.a, self.b = a, b`: into names first, then each element)
         if isinstance(target, (cst.Tuple, cst.List)):

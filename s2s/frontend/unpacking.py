@@ -185,3 +185,34 @@ def constant_items(n: Any, elements: Any, value: Any) -> Any:
         cst.Integer(str(i))))])) for i in range(length)])
     n.desugar.alias_tree(items, value)
     return items
+
+
+def split_literal(target: Any, value: Any) -> list[tuple[Any, Any]] | None:
+    """``carry, ys = init, []``: the ``(name, element)`` pairs to assign one after the
+    other, where that is what Python's statement does: the target is distinct plain
+    names, the value a literal of as many plain elements, none of which reads any of
+    the names (``a, b = b, a`` is not split: its right side is evaluated first).  Each
+    name then binds as its own statement would (``ys = []``: a list the function built,
+    which ``ys.append`` grows); None where the statement is not of this form."""
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(
+            value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    names = [e.value.value if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+             else None for e in target.elements]
+    if None in names or len(set(names)) != len(names) or any(
+            not isinstance(e, cst.Element) for e in value.elements):
+        return None
+    read: set[str] = set()
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            read.add(node.value)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            read.update(names)  # (a walrus binds as it evaluates: kept whole)
+
+    for e in value.elements:
+        e.value.visit(Reads())
+    if read & set(names):
+        return None
+    return [(e.value, v.value) for e, v in zip(target.elements, value.elements)]

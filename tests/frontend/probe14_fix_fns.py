@@ -76,3 +76,39 @@ def zip_values_with_array(x):
     for c, xi in zip(COEF.values(), x):
         s = s + c * xi ** 2
     return s
+
+
+# ---- `carry, ys = init, []`: a tuple literal assigned to names ------------------------
+
+
+def tuple_literal_list_start(x):
+    ys, total = [], 0.0
+    for v in x:
+        total = total + v
+        ys.append(total ** 2)
+    return np.sum(np.stack(ys)) + total
+
+
+def scan_helper_tuple_start(x):
+    def scan(f, init, xs):
+        carry, ys = init, []
+        for v in xs:
+            carry, y = f(carry, v)
+            ys.append(y)
+        return carry, np.stack(ys)
+
+    def step(c, v):
+        c = 0.8 * c + v
+        return c, c ** 2
+
+    c, ys = scan(step, 0.0, x)
+    return c + np.sum(ys) + np.sum(ys[1:] * ys[:-1])
+
+
+def tuple_literal_reads_its_targets(x):
+    a, b = x, 2.0 * x
+    a, b = b * a, a  # (the right side first: b is the old a)
+    c, d = [], a + b
+    c.append(d)
+    c.append(a)
+    return np.sum(c[0] * c[1]) + np.sum(b ** 3)

@@ -9,6 +9,11 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   frontend/module_dicts.py unrolls zips (and ``enumerate`` of zips) of module dict walks
   with walks known when the code is generated, and each copy unpacks a value its target
   unpacks (``w, b = LAYERS["first"]``).
+- ``carry, ys = init, []`` then ``ys.append(y)`` was refused ("`ys.append` needs a list
+  this function built itself"), and ``params, offset = {}, 0`` then ``params[name] =
+  ...`` ("`params` may share memory with an argument"): a tuple literal assigned to
+  distinct names, none of which its elements read, is assigned one name after the
+  other (unpacking.split_literal), each as its own statement binds.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -75,16 +80,21 @@ def test_zip_with_a_runtime_sequence_is_located() -> None:
 def test_module_dict_loops_against_jax(name, dtype) -> None:
     """grad, jvp, vmap of grad, hessian and jit of grad (both backends) against JAX on
     the same source."""
+    _against_jax(name, dtype, X2)
+
+
+def _against_jax(name, dtype, x):
     import jax
     from support import jax_twin
 
     J = jax_twin(F)
     f, fj = getattr(F, name), getattr(J, name)
     tol = (2e-3, 2e-4) if dtype == np.float32 else (1e-7, 1e-9)
-    x = X2.astype(dtype)
+    x = x.astype(dtype)
     batch = np.stack([x, x * dtype(-0.8), x * dtype(1.3)])
-    t = np.array([0.6, -1.1], dtype)
+    t = np.cos(np.arange(x.size) + 1.0).astype(dtype)
     pairs = [(s2s.grad(f)(x), jax.grad(fj)(x)),
+             (s2s.value_and_grad(f)(x)[0], jax.value_and_grad(fj)(x)[0]),
              (s2s.jvp(f, (x,), (t,))[1], jax.jvp(fj, (x,), (t,))[1]),
              (s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(fj))(batch)),
              (s2s.hessian(f)(x), jax.hessian(fj)(x))]
@@ -95,3 +105,25 @@ def test_module_dict_loops_against_jax(name, dtype) -> None:
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours, theirs, *tol)
         assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+
+
+TUPLE_STARTS = ["tuple_literal_list_start", "scan_helper_tuple_start",
+                "tuple_literal_reads_its_targets"]
+
+
+@pytest.mark.parametrize("name", TUPLE_STARTS)
+def test_tuple_literal_starts_against_central_differences(name) -> None:
+    """grad at three values (one object) against central differences; the statement
+    whose right side reads its own targets keeps Python's order (``a, b = b * a, a``)."""
+    x = np.array([0.3, -0.7, 0.45, 1.2])
+    _calls(getattr(F, name), [x, x * -1.3, x * 0.2])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", TUPLE_STARTS)
+def test_tuple_literal_starts_against_jax(name, dtype) -> None:
+    """value_and_grad, jvp, vmap of grad, hessian and jit of grad (both backends)
+    against JAX on the same source."""
+    _against_jax(name, dtype, np.array([0.3, -0.7, 0.45, 1.2]))
