@@ -112,3 +112,21 @@ def tuple_literal_reads_its_targets(x):
     c.append(d)
     c.append(a)
     return np.sum(c[0] * c[1]) + np.sum(b ** 3)
+
+
+# ---- np.eye(n, dtype=...) / np.tri(n, dtype=...) ---------------------------------------
+
+
+def eye_bool_mask(pos):
+    n = pos.shape[0]
+    d = pos[:, None, :] - pos[None, :, :]
+    r2 = np.sum(d ** 2, axis=-1) + np.eye(n)
+    off = ~np.eye(n, dtype=bool)
+    return np.sum(np.where(off, 1 / np.sqrt(r2), 0.0))
+
+
+def eye_dtype_of_input(m):
+    k = m.shape[0]
+    a = m @ m.T + np.eye(k, dtype=m.dtype) + np.identity(k, dtype=m.dtype)
+    lower = np.tri(k, dtype=bool)
+    return np.sum(np.where(lower, a, 0.0) ** 2) + np.sum(np.eye(k, 4, 1, dtype=m.dtype))

@@ -14,6 +14,8 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   ...`` ("`params` may share memory with an argument"): a tuple literal assigned to
   distinct names, none of which its elements read, is assigned one name after the
   other (unpacking.split_literal), each as its own statement binds.
+- ``np.eye(n, dtype=bool)`` (and ``np.tri``, ``np.identity``) was refused ("got an
+  unexpected keyword argument 'dtype'"): the constructors take ``dtype=``.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -92,7 +94,7 @@ def _against_jax(name, dtype, x):
     tol = (2e-3, 2e-4) if dtype == np.float32 else (1e-7, 1e-9)
     x = x.astype(dtype)
     batch = np.stack([x, x * dtype(-0.8), x * dtype(1.3)])
-    t = np.cos(np.arange(x.size) + 1.0).astype(dtype)
+    t = np.cos(np.arange(x.size) + 1.0).reshape(x.shape).astype(dtype)
     pairs = [(s2s.grad(f)(x), jax.grad(fj)(x)),
              (s2s.value_and_grad(f)(x)[0], jax.value_and_grad(fj)(x)[0]),
              (s2s.jvp(f, (x,), (t,))[1], jax.jvp(fj, (x,), (t,))[1]),
@@ -127,3 +129,28 @@ def test_tuple_literal_starts_against_jax(name, dtype) -> None:
     """value_and_grad, jvp, vmap of grad, hessian and jit of grad (both backends)
     against JAX on the same source."""
     _against_jax(name, dtype, np.array([0.3, -0.7, 0.45, 1.2]))
+
+
+M42 = np.array([[0.1, 0.3], [2.2, -0.4], [0.3, 1.9], [2.5, 2.1]])
+
+
+def test_eye_dtype_keyword() -> None:
+    """A boolean ``np.eye`` mask in ``np.where`` and float32 constructors of the
+    input's dtype: grad against central differences at three values, vmap of grad
+    against a loop of grads, float32 gradients stay float32."""
+    _calls(F.eye_bool_mask, [M42, M42 * 1.4, M42[:3]])
+    _calls(F.eye_dtype_of_input, [M42[:3, :], M42[1:, :] * -0.6])
+    batch = np.stack([M42, M42 * 0.5])
+    got = s2s.vmap(s2s.grad(F.eye_bool_mask))(batch)
+    np.testing.assert_allclose(got, np.stack([s2s.grad(F.eye_bool_mask)(b) for b in batch]),
+                               1e-12, 1e-12)
+    for f in (F.eye_bool_mask, F.eye_dtype_of_input):
+        assert s2s.grad(f)(M42.astype(np.float32)).dtype == np.float32
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["eye_bool_mask", "eye_dtype_of_input"])
+def test_eye_dtype_against_jax(name, dtype) -> None:
+    _against_jax(name, dtype, M42)
