@@ -130,3 +130,34 @@ def eye_dtype_of_input(m):
     a = m @ m.T + np.eye(k, dtype=m.dtype) + np.identity(k, dtype=m.dtype)
     lower = np.tri(k, dtype=bool)
     return np.sum(np.where(lower, a, 0.0) ** 2) + np.sum(np.eye(k, 4, 1, dtype=m.dtype))
+
+
+# ---- early returns ending in a `raise` -------------------------------------------------
+
+TARGET4 = np.array([0.5, -0.2, 0.9, 0.1])
+
+
+def kernel_by_name(r, c=0.7, kind="welsch"):
+    z = (r - TARGET4) / c
+    if kind == "welsch":
+        return np.sum(1 - np.exp(-0.5 * z ** 2))
+    if kind == "geman_mcclure":
+        return np.sum(z ** 2 / (1 + z ** 2))
+    raise ValueError(f"unknown kernel {kind!r}")
+
+
+def two_kernels(r):
+    return kernel_by_name(r, kind="geman_mcclure") + 0.5 * kernel_by_name(r)
+
+
+def unknown_kernel(r):
+    return kernel_by_name(r, kind="cauchy")
+
+
+def returns_by_value_then_raise(r):
+    s = np.sum(r ** 2)
+    if s > 0.5:
+        return s * np.sum(r)
+    elif s > 0.1:
+        return 2 * s
+    raise ValueError("too small")

@@ -16,6 +16,11 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   other (unpacking.split_literal), each as its own statement binds.
 - ``np.eye(n, dtype=bool)`` (and ``np.tri``, ``np.identity``) was refused ("got an
   unexpected keyword argument 'dtype'"): the constructors take ``dtype=``.
+- ``if kind == "a": return ...`` / ``if kind == "b": return ...`` then a last ``raise``
+  was refused ("`raise` is kept only as the whole body of an `if` with no `else`"):
+  once the returns are hoisted the raise is the chain's ``else``, which
+  frontend/raise_branches.py rewrites as a check (desugar.function_body runs it again
+  after hoisting).
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -31,6 +36,7 @@ from support import HAVE_JAX
 import s2s
 
 X2 = np.array([0.3, -0.7])
+X4 = np.array([0.3, -0.7, 0.45, 1.2])
 
 MODULE_DICT_LOOPS = ["zip_items_nested", "zip_items_indexed", "zip_keys_values",
                      "zip_two_module_dicts", "enumerate_zip_items", "items_unpacked_value",
@@ -154,3 +160,30 @@ def test_eye_dtype_keyword() -> None:
 @pytest.mark.parametrize("name", ["eye_bool_mask", "eye_dtype_of_input"])
 def test_eye_dtype_against_jax(name, dtype) -> None:
     _against_jax(name, dtype, M42)
+
+
+def test_returns_then_raise() -> None:
+    """Each static kind against central differences; an unknown kind raises the
+    user's ValueError; value tests: each return where its test holds, the raise
+    where none does; vmap of grad fires when one example reaches the raise and
+    matches a loop of grads when none does."""
+    _calls(F.kernel_by_name, [X4, X4 * -2.0])
+    _calls(F.two_kernels, [X4, X4 * 0.3])
+    with pytest.raises(ValueError, match="unknown kernel 'cauchy'"):
+        s2s.grad(F.unknown_kernel)(X4)
+    f = F.returns_by_value_then_raise
+    _calls(f, [X4, X4 * 0.3, X4 * 2.0])
+    with pytest.raises(ValueError, match="too small"):
+        s2s.grad(f)(X4 * 0.01)
+    batch = np.stack([X4, X4 * 0.3])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(batch),
+                               np.stack([s2s.grad(f)(b) for b in batch]), 1e-12, 1e-12)
+    with pytest.raises(ValueError, match="too small"):
+        s2s.vmap(s2s.grad(f))(np.stack([X4, X4 * 0.01]))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+def test_returns_then_raise_against_jax(dtype) -> None:
+    _against_jax("two_kernels", dtype, X4)
