@@ -257,6 +257,8 @@ class StmtLowerer:
             self.n.buffer.pop_statement(node.value)
         elif is_list_method(node.value, "insert", self.n.local_names):
             self.list_edits.insert(node.value)
+        elif isinstance(node.value, cst.Call) and self.list_edits.reorder(node.value):
+            pass  # `parts.sort(key=...)`: `parts = sorted(parts, key=...)` (list_edits.py)
         elif self.n.buffer.is_add_at(node.value):
             self.n.buffer.add_at_statement(node.value)
         elif isinstance(node.value, (

@@ -161,3 +161,32 @@ def returns_by_value_then_raise(r):
     elif s > 0.1:
         return 2 * s
     raise ValueError("too small")
+
+
+# ---- list.sort(key=...) / list.reverse() -------------------------------------------------
+
+
+def list_sort_by_key(x):
+    items = [("c", 0.5), ("a", 2.0), ("b", -1.0)]
+    items.sort(key=lambda kv: kv[0])
+    ws = np.array([w for _, w in items])
+    return np.sum(ws * x[:3] ** 2) + np.sum(x[3:])
+
+
+def list_sort_reverse_ints(x):
+    ks = [3, 1, 2]
+    ks.sort(reverse=True)
+    return sum(x[k] * (i + 1) for i, k in enumerate(ks))
+
+
+def list_reverse_of_values(x):
+    parts = [x[0], x[1] * 2, x[2]]
+    parts.reverse()
+    return parts[0] * 3 + parts[1] - parts[2] ** 2
+
+
+def list_sort_seen_by_another_name(x):
+    items = [("c", 0.5), ("a", 2.0), ("b", -1.0)]
+    other = items
+    items.sort(key=lambda kv: kv[0])
+    return np.sum(np.array([w for _, w in other]) * x[:3])

@@ -21,6 +21,10 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   once the returns are hoisted the raise is the chain's ``else``, which
   frontend/raise_branches.py rewrites as a check (desugar.function_body runs it again
   after hoisting).
+- ``items.sort(key=lambda kv: kv[0])`` / ``parts.reverse()`` of a list the function
+  built was refused ("an expression statement is evaluated only for its side
+  effect"): the name is bound to ``sorted(items, key=...)`` / ``list(reversed(parts))``
+  (frontend/list_edits.py), refused, located, where another name refers to the list.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -187,3 +191,22 @@ def test_returns_then_raise() -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 def test_returns_then_raise_against_jax(dtype) -> None:
     _against_jax("two_kernels", dtype, X4)
+
+
+def test_list_sort_and_reverse() -> None:
+    """Each against central differences at three values; a list another name refers
+    to is refused at the user's line (Python would change both)."""
+    for f in (F.list_sort_by_key, F.list_sort_reverse_ints, F.list_reverse_of_values):
+        _calls(f, [X4, X4 * -1.4, X4 * 0.2])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.list_sort_seen_by_another_name)(X4)
+    assert "the name `other` refers to it too" in str(info.value)
+    assert "items.sort(key=lambda kv: kv[0])" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["list_sort_by_key", "list_reverse_of_values"])
+def test_list_sort_against_jax(name, dtype) -> None:
+    _against_jax(name, dtype, X4)
