@@ -190,3 +190,18 @@ def list_sort_seen_by_another_name(x):
     other = items
     items.sort(key=lambda kv: kv[0])
     return np.sum(np.array([w for _, w in other]) * x[:3])
+
+
+# ---- `cfg = cfg or {...}` ----------------------------------------------------------------
+
+
+def config_or_default(x, cfg=None):
+    cfg = cfg or {"act": "softplus", "scale": 1.5}
+    acts = {"softplus": lambda v: np.logaddexp(0.0, v), "relu": lambda v: np.maximum(0, v)}
+    act = acts[cfg.get("act", "relu")]
+    return np.sum(act(cfg.get("scale", 1.0) * x) * cfg.get("weight", 0.5))
+
+
+def scalar_or_default(x, scale=None):
+    scale = scale or 2.0
+    return np.sum(scale * x ** 2)

@@ -25,6 +25,9 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   built was refused ("an expression statement is evaluated only for its side
   effect"): the name is bound to ``sorted(items, key=...)`` / ``list(reversed(parts))``
   (frontend/list_edits.py), refused, located, where another name refers to the list.
+- ``cfg = cfg or {"scale": 1.5}`` of a ``None`` default, then ``cfg.get(...)``, was
+  refused ("the array method `.get()` is not supported": the ``or_`` primitive's value):
+  a name ``or`` a container literal is ``cfg if cfg else {...}``, Python's value.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -210,3 +213,22 @@ def test_list_sort_and_reverse() -> None:
 @pytest.mark.parametrize("name", ["list_sort_by_key", "list_reverse_of_values"])
 def test_list_sort_against_jax(name, dtype) -> None:
     _against_jax(name, dtype, X4)
+
+
+def test_config_or_default() -> None:
+    """The None default takes the literal (grad against central differences at three
+    values); a dict of other keys passed is refused at the user's line (its keys
+    differ from the literal's on the other path); a number ``or`` a number is as
+    before."""
+    _calls(F.config_or_default, [X4, X4 * -1.4, X4 * 0.2])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.config_or_default)(X4, {"act": "relu"})
+    assert 'cfg = cfg or {"act": "softplus", "scale": 1.5}' in str(info.value)
+    _calls(F.scalar_or_default, [X4, X4 * 2.0])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+def test_config_or_default_against_jax(dtype) -> None:
+    _against_jax("config_or_default", dtype, X4)
