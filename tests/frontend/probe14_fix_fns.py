@@ -205,3 +205,18 @@ def config_or_default(x, cfg=None):
 def scalar_or_default(x, scale=None):
     scale = scale or 2.0
     return np.sum(scale * x ** 2)
+
+
+# ---- window functions ----------------------------------------------------------------------
+
+
+def windowed_frames(x, width=4, hop=2):
+    win = np.hamming(width)
+    frames = [x[i:i + width] * win for i in range(0, x.shape[0] - width + 1, hop)]
+    return np.sum(np.log1p(np.stack(frames) ** 2))
+
+
+def window_zoo(x):
+    n = x.shape[0]
+    w = np.hanning(n) + np.blackman(n) - np.bartlett(n) + 0.1 * np.kaiser(n, 2.5)
+    return np.sum(np.sin(x * (1.0 + w)) ** 2)

@@ -28,6 +28,9 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
 - ``cfg = cfg or {"scale": 1.5}`` of a ``None`` default, then ``cfg.get(...)``, was
   refused ("the array method `.get()` is not supported": the ``or_`` primitive's value):
   a name ``or`` a container literal is ``cfg if cfg else {...}``, Python's value.
+- ``np.hamming(M)`` had no rule ("has no derivative rule in s2s yet"): the window
+  functions ``hamming``, ``hanning``, ``blackman``, ``bartlett``, ``kaiser`` are
+  constants of the length (non-differentiable constructor primitives).
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -232,3 +235,21 @@ def test_config_or_default() -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 def test_config_or_default_against_jax(dtype) -> None:
     _against_jax("config_or_default", dtype, X4)
+
+
+X6 = np.array([0.3, -0.7, 0.45, 1.2, -0.1, 0.8])
+
+
+def test_window_functions() -> None:
+    """Windows of a fixed width and of the input's length (5 and 6: the window
+    changes with the shape between calls) against central differences."""
+    _calls(F.windowed_frames, [X6, X6 * -1.2, np.append(X6, 0.4)])
+    _calls(F.window_zoo, [X6, X6[:5] * 0.7, X6 * 2.0])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["windowed_frames", "window_zoo"])
+def test_window_functions_against_jax(name, dtype) -> None:
+    _against_jax(name, dtype, X6)
