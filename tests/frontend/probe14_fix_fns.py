@@ -220,3 +220,23 @@ def window_zoo(x):
     n = x.shape[0]
     w = np.hanning(n) + np.blackman(n) - np.bartlett(n) + 0.1 * np.kaiser(n, 2.5)
     return np.sum(np.sin(x * (1.0 + w)) ** 2)
+
+
+# ---- a loop over np.split / np.array_split's parts ------------------------------------------
+
+
+def array_split_parts(x):
+    parts = np.array_split(x, 2)
+    return sum(np.sum(p ** 2) * (i + 1) for i, p in enumerate(parts))
+
+
+def split_at_indices_loop(x):
+    total = 0.0
+    for k, p in enumerate(np.split(x, [1, 3])):
+        total = total + (k + 1) * np.sum(np.sin(p) * p)
+    return total
+
+
+def split_sections_list(m):
+    rows = np.split(m, 2, axis=0)
+    return sum(np.sum(r @ r.T) for r in rows) + len(rows)

@@ -31,6 +31,10 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
 - ``np.hamming(M)`` had no rule ("has no derivative rule in s2s yet"): the window
   functions ``hamming``, ``hanning``, ``blackman``, ``bartlett``, ``kaiser`` are
   constants of the length (non-differentiable constructor primitives).
+- ``parts = np.array_split(x, 2)`` walked by ``enumerate`` in a generator was refused
+  ("a tuple, list or dict argument can only be indexed with a constant key here"): a
+  split whose sections are known now (an int, a tuple or list of indices) is a list of
+  that many parts (frontend/calls.py), which loops and comprehensions unroll.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -253,3 +257,25 @@ def test_window_functions() -> None:
 @pytest.mark.parametrize("name", ["windowed_frames", "window_zoo"])
 def test_window_functions_against_jax(name, dtype) -> None:
     _against_jax(name, dtype, X6)
+
+
+@pytest.mark.parametrize("name,x", [("array_split_parts", X6[:5]),
+                                    ("split_at_indices_loop", X6[:5]),
+                                    ("split_sections_list", M42)])
+def test_split_parts_loop(name, x) -> None:
+    """grad at three values (lengths 5 and 6 for the uneven array_split) against
+    central differences; vmap of grad against a loop of grads."""
+    f = getattr(F, name)
+    xs = [x, x * -1.3, np.append(x, 0.7)] if x.ndim == 1 else [x, x * -1.3]
+    _calls(f, xs)
+    batch = np.stack([x, x * 0.5])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(batch),
+                               np.stack([s2s.grad(f)(b) for b in batch]), 1e-12, 1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["array_split_parts", "split_at_indices_loop"])
+def test_split_parts_against_jax(name, dtype) -> None:
+    _against_jax(name, dtype, X6[:5])
