@@ -368,15 +368,7 @@ class CallLowerer:
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > MAX_NAME:
             base = name.split(".")[-1]
-        count = _parts(name, positional[1] if len(positional) > 1 else None)
-        if count is not None:  # (`parts = np.split(x, 2)`: a list of 2 the code reads)
-            whole = self.n.emit(self.n.names.fresh(base), name, tuple(positional), params,
-                                node)
-            items = tuple(self.n.emit(self.n.names.fresh(f"{base}_{k}"), "getitem", (whole,),
-                                      {"index": Index((Const(k, str(k)),), False)}, node)
-                          for k in range(count))
-            return self.n.emit(self.n.exprs.target(target, base), "make_list", items, {}, node)
-        return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
+        return _emit_call(self.n, name, positional, params, node, target, base)
 
     def form(
         self, rewrite: Any, args: list[Atom], kwargs: dict[str, Atom], node: Any,
@@ -525,6 +517,21 @@ def _grown_sum(calls: Any, name: Any, start: Any, node: cst.Call,
     calls.n.desugar.alias_tree(total, node)  # (the new nodes, not `start`'s own)
     calls.n.resolver.bind_namespace("np", node)
     return calls.n.exprs.expr(total, target)
+
+
+def _emit_call(n: Any, name: str, positional: list, params: dict, node: Any,
+               target: str | None, base: str) -> Atom:
+    """The primitive's call bound to ``target``; a split whose sections are known now
+    (:func:`_parts`) as the list of its parts (``parts = np.split(x, 2)``: a list of 2
+    the code reads, which a loop over it unrolls)."""
+    count = _parts(name, positional[1] if len(positional) > 1 else None)
+    if count is None:
+        return n.emit(n.exprs.target(target, base), name, tuple(positional), params, node)
+    whole = n.emit(n.names.fresh(base), name, tuple(positional), params, node)
+    items = tuple(n.emit(n.names.fresh(f"{base}_{k}"), "getitem", (whole,),
+                         {"index": Index((Const(k, str(k)),), False)}, node)
+                  for k in range(count))
+    return n.emit(n.exprs.target(target, base), "make_list", items, {}, node)
 
 
 def _parts(name: str, sections: Any) -> int | None:

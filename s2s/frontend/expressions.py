@@ -282,13 +282,6 @@ class ExprLowerer:
     def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
         if (operand := kwdicts.short_circuit(self.n, node)) is not None:
             return self.expr(operand, target)  # (`"w" in kw and kw["w"] > 0`)
-        if isinstance(node.operator, cst.Or) and isinstance(node.left, cst.Name) and \
-                isinstance(node.right, (cst.Dict, cst.List, cst.Tuple)):
-            # `cfg or {"scale": 1.5}` (a None default): a container is no operand of
-            # the `or_` primitive; Python's value is `cfg if cfg else {...}`
-            chosen = cst.IfExp(test=node.left, body=node.left, orelse=node.right)
-            self.n.desugar.alias(chosen, node)
-            return self.expr(chosen, target)
         left = self.expr(node.left)
         right = self.expr(node.right)
         prim = "and_" if isinstance(node.operator, cst.And) else "or_"

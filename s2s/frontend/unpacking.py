@@ -187,13 +187,20 @@ def constant_items(n: Any, elements: Any, value: Any) -> Any:
     return items
 
 
-def split_literal(target: Any, value: Any) -> list[tuple[Any, Any]] | None:
-    """``carry, ys = init, []``: the ``(name, element)`` pairs to assign one after the
-    other, where that is what Python's statement does: the target is distinct plain
-    names, the value a literal of as many plain elements, none of which reads any of
-    the names (``a, b = b, a`` is not split: its right side is evaluated first).  Each
-    name then binds as its own statement would (``ys = []``: a list the function built,
-    which ``ys.append`` grows); None where the statement is not of this form."""
+def split_literal(stmts: Any, target: Any, value: Any) -> bool:
+    """``carry, ys = init, []`` assigned by the statement lowerer ``stmts`` one name
+    after the other (True), where that is what Python's statement does: the target is
+    distinct plain names, the value a literal of as many plain elements, none of which
+    reads any of the names (``a, b = b, a`` is not split: its right side is evaluated
+    first).  Each name then binds as its own statement would (``ys = []``: a list the
+    function built, which ``ys.append`` grows); False (nothing done) else."""
+    pairs = _literal_pairs(target, value)
+    for name, element in pairs or ():
+        stmts.assign(name, element)
+    return pairs is not None
+
+
+def _literal_pairs(target: Any, value: Any) -> list[tuple[Any, Any]] | None:
     if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(
             value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
         return None
