@@ -240,3 +240,18 @@ def split_at_indices_loop(x):
 def split_sections_list(m):
     rows = np.split(m, 2, axis=0)
     return sum(np.sum(r @ r.T) for r in rows) + len(rows)
+
+
+# ---- a constant list joined with a batched array ------------------------------------------
+
+
+def pad_by_list_literals(q):
+    padded = np.concatenate([[0.0], q, [0.0]])
+    d = np.diff(padded)
+    return np.sum(0.5 * d ** 2 + 0.25 / 3 * d ** 3)
+
+
+def stack_and_rows_of_literals(m):
+    rows = np.concatenate([[[0.0, 1.0]], m, ((2.0, -1.0),)], axis=0)
+    pair = np.stack([[0.5, 0.5], m[0]])
+    return np.sum(rows ** 2 * np.arange(rows.shape[0])[:, None]) + np.sum(np.sin(pair))

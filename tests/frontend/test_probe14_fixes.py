@@ -35,6 +35,10 @@ refused where JAX or Python runs them, made to run (tests/frontend/probe14_fix_f
   ("a tuple, list or dict argument can only be indexed with a constant key here"): a
   split whose sections are known now (an int, a tuple or list of indices) is a list of
   that many parts (frontend/calls.py), which loops and comprehensions unroll.
+- vmap (and vmap of grad) of ``np.concatenate([[0.0], q, [0.0]])`` was an internal
+  ValueError ("all the input arrays must have same number of dimensions"): the constant
+  list ``[0.0]`` counted rank 0 when repeated along the batch (primitives/batching.py's
+  batched_items), one unit axis too many.
 
 Each against JAX on the same source (float64 and float32) or central differences, at
 changing values and after the module's dict changes."""
@@ -279,3 +283,18 @@ def test_split_parts_loop(name, x) -> None:
 @pytest.mark.parametrize("name", ["array_split_parts", "split_at_indices_loop"])
 def test_split_parts_against_jax(name, dtype) -> None:
     _against_jax(name, dtype, X6[:5])
+
+
+@pytest.mark.parametrize("name,x", [("pad_by_list_literals", X6[:5]),
+                                    ("stack_and_rows_of_literals", M42[:3])])
+def test_constant_lists_joined_under_vmap(name, x) -> None:
+    """vmap and vmap of grad against loops of the function and of grad (three
+    examples), grad against central differences (JAX's ``jnp.concatenate`` refuses a
+    list item: no JAX oracle)."""
+    f = getattr(F, name)
+    batch = np.stack([x, x * 0.5, x * -1.2])
+    np.testing.assert_allclose(s2s.vmap(f)(batch), np.stack([f(b) for b in batch]),
+                               1e-12, 1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(batch),
+                               np.stack([s2s.grad(f)(b) for b in batch]), 1e-12, 1e-12)
+    _calls(f, [x, x * -0.7])
