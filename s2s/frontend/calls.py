@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
-from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Slice, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from . import kwdicts
@@ -369,7 +369,7 @@ class CallLowerer:
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > MAX_NAME:
             base = name.split(".")[-1]
-        return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
+        return _emit_call(self.n, name, positional, params, node, target, base)
 
     def form(
         self, rewrite: Any, args: list[Atom], kwargs: dict[str, Atom], node: Any,
@@ -518,3 +518,32 @@ def _grown_sum(calls: Any, name: Any, start: Any, node: cst.Call,
     calls.n.desugar.alias_tree(total, node)  # (the new nodes, not `start`'s own)
     calls.n.resolver.bind_namespace("np", node)
     return calls.n.exprs.expr(total, target)
+
+
+def _emit_call(n: Any, name: str, positional: list, params: dict, node: Any,
+               target: str | None, base: str) -> Atom:
+    """The primitive's call bound to ``target``; a split whose sections are known now
+    (:func:`_parts`) as the list of its parts (``parts = np.split(x, 2)``: a list of 2
+    the code reads, which a loop over it unrolls)."""
+    count = _parts(name, positional[1] if len(positional) > 1 else None)
+    if count is None:
+        return n.emit(n.exprs.target(target, base), name, tuple(positional), params, node)
+    whole = n.emit(n.names.fresh(base), name, tuple(positional), params, node)
+    items = tuple(n.emit(n.names.fresh(f"{base}_{k}"), "getitem", (whole,),
+                         {"index": Index((Const(k, str(k)),), False)}, node)
+                  for k in range(count))
+    return n.emit(n.exprs.target(target, base), "make_list", items, {}, node)
+
+
+def _parts(name: str, sections: Any) -> int | None:
+    """How many arrays ``np.split``/``np.array_split`` gives where its sections are
+    known now (an int: that many; a tuple or list of indices: one more), else None:
+    the list's length, so a loop or a comprehension over it is unrolled."""
+    if name not in ("split", "array_split") or not isinstance(sections, Const):
+        return None
+    value = sections.value
+    if type(value) is int and value > 0:
+        return value
+    if isinstance(value, (tuple, list)) and all(type(v) is int for v in value):
+        return len(value) + 1
+    return None

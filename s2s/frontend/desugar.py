@@ -67,7 +67,10 @@ class Desugar:
         loop_else = LoopElse(self.alias, self.fresh)
         nodes = loop_else.rewrite(nodes)
         self.flags = loop_else.flags
-        return hoist_returns(self.returns_out_of_loops(nodes), self.alias)
+        nodes = hoist_returns(self.returns_out_of_loops(nodes), self.alias)
+        # (`if a: return ...` then a last `raise`: hoisted, the raise is the `else` of
+        # the chain `if a: return ... else: raise ...`, which RaiseBranches rewrites)
+        return RaiseBranches(self.alias).rewrite(nodes)
 
     def bound_names(self) -> list[str]:
         """The names these passes bind."""

@@ -168,9 +168,17 @@ def _names(target: Any) -> list[str]:
 
 def short_circuit(n: Any, node: cst.BooleanOperation) -> Any:
     """The operand ``a and b`` / ``a or b`` evaluates to when ``a`` is decided now
-    (``"w" in kw and kw["w"] > 0`` reads ``kw["w"]`` only where the key is there);
-    None where it is not."""
+    (``"w" in kw and kw["w"] > 0`` reads ``kw["w"]`` only where the key is there), or
+    the expression it is (``cfg or {...}``: ``cfg if cfg else {...}``); None where it
+    is neither."""
     left = decide(n, node.left)
+    if left is None and isinstance(node.operator, cst.Or) and isinstance(
+            node.left, cst.Name) and isinstance(node.right, (cst.Dict, cst.List, cst.Tuple)):
+        # `cfg or {"scale": 1.5}` (a None default): a container is no operand of the
+        # `or_` primitive; Python's value is `cfg if cfg else {...}`
+        chosen = cst.IfExp(test=node.left, body=node.left, orelse=node.right)
+        n.desugar.alias(chosen, node)
+        return chosen
     if left is None:
         return None
     takes_left = (not left) if isinstance(node.operator, cst.And) else left

@@ -124,6 +124,32 @@ class ListEdits:
         self._lower([_assign(item, args[1].value)], call)
         self._edit(name, call, [(None, args[0].value), (args[0].value, None)], item)
 
+    def reorder(self, call: cst.Call) -> bool:
+        """``parts.sort(key=..., reverse=...)`` / ``parts.reverse()`` of a list the
+        function built: the name bound to ``sorted(parts, ...)`` /
+        ``list(reversed(parts))`` (refused, located, where another name or a
+        container refers to the list); False (nothing done) for any other call."""
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        name = self._own(call.func.value) if method in ("sort", "reverse") else None
+        if name is None:
+            return False
+        args = call.args
+        if any(a.keyword is None or a.star for a in args) or (method == "reverse" and args):
+            raise self.n.unsupported(call, f"`{name}.{method}` takes "
+                                     + ("keyword arguments (`key=`, `reverse=`)"
+                                        if method == "sort" else "no arguments"),
+                                     f"write `{name}.sort(key=...)`" if method == "sort"
+                                     else f"write `{name}.reverse()`")
+        self._unshared(name, call, method)
+        if method == "sort":
+            value = cst.Call(cst.Name("sorted"), [cst.Arg(cst.Name(name)), *args])
+        else:
+            value = cst.Call(cst.Name("list"), [cst.Arg(cst.Call(cst.Name("reversed"),
+                                                                 [cst.Arg(cst.Name(name))]))])
+        self.n.desugar.alias_tree(value, call)
+        self._lower([_assign(name, value)], call)
+        return True
+
     def zip_columns(self, target: Any, value: Any) -> bool:
         """``xs, ys = zip(*pts)`` where ``pts``'s length is known only when the function
         runs (a list argument, a list grown in a loop): each column its own list,

@@ -44,6 +44,7 @@ from .unpacking import (
     checked_at_run_time,
     constant_items,
     element_targets,
+    split_literal,
     starred_at_run_time,
 )
 
@@ -250,12 +251,8 @@ class StmtLowerer:
         string as a comment, a kept call (print); any other is refused."""
         if append_function(self.n, node.value):
             pass  # `fs.append(lambda t: ...)`: a list of functions (fnlists.py)
-        elif _is_append(node.value, self.n.local_names):
-            self.n.buffer.append_statement(node.value)
-        elif is_list_method(node.value, "pop", self.n.local_names):
-            self.n.buffer.pop_statement(node.value)
-        elif is_list_method(node.value, "insert", self.n.local_names):
-            self.list_edits.insert(node.value)
+        elif _list_statement(self, node.value):
+            pass  # `ys.append(v)`, `ys.pop()`, `ys.insert(k, v)`, `ys.sort(key=...)`
         elif self.n.buffer.is_add_at(node.value):
             self.n.buffer.add_at_statement(node.value)
         elif isinstance(node.value, (
@@ -300,7 +297,8 @@ class StmtLowerer:
             return
         if self.list_edits.zip_columns(target, value):
             return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
-        if isinstance(target, (cst.Tuple, cst.List)) and element_targets(self, target, value):
+        if isinstance(target, (cst.Tuple, cst.List)) and (split_literal(  # (`c, ys = 0, []`)
+                self, target, value) or element_targets(self, target, value)):
             return  # (`self.a, self.b = a, b`: into names first, then each element)
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
@@ -604,3 +602,18 @@ def _refuse_a_shared_write(n, node: cst.AugAssign) -> None:
             f"{n.loc(n.aliased[current]).line}), so NumPy would change "
             "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
         ))
+
+
+def _list_statement(lowerer: Any, value: Any) -> bool:
+    """A list method's statement (``ys.append(v)``, ``ys.pop()``, ``ys.insert(k, v)``,
+    ``ys.sort(key=...)``, ``ys.reverse()``) lowered (True), else False."""
+    names = lowerer.n.local_names
+    if _is_append(value, names):
+        lowerer.n.buffer.append_statement(value)
+    elif is_list_method(value, "pop", names):
+        lowerer.n.buffer.pop_statement(value)
+    elif is_list_method(value, "insert", names):
+        lowerer.list_edits.insert(value)
+    elif not (isinstance(value, cst.Call) and lowerer.list_edits.reorder(value)):
+        return False  # (`parts.sort(key=...)`: `parts = sorted(parts, ...)`, list_edits.py)
+    return True

@@ -28,7 +28,7 @@ import libcst as cst
 from .comprehensions import substitute
 from .desugar import hoist_returns, leaves_somewhere, strip_continues
 from .dicts import assigned_names
-from .module_dicts import _bind, _names, _walked_dict, lower_copies
+from .module_dicts import _bind, _names, _unpack, _walked_dict, lower_copies
 from .static import NOVALUE
 
 __all__ = ["unroll_static"]
@@ -48,13 +48,16 @@ def unroll_static(n: Any, node: cst.For) -> bool:
     if not targets or set(targets) & assigned_names(node.body):
         return False
     items = static.static_items(node.iter)
-    tables = [_bind(node.target, spelling) for spelling, _ in items or ()]
+    unpacks: list[list[Any]] = [[] for _ in items or ()]
+    tables = [_bind(node.target, spelling, u) for (spelling, _), u in zip(items or (),
+                                                                          unpacks)]
     if items is None or any(t is None for t in tables):
         return False
     alias = n.desugar.alias
     copies: list[list[Any]] = []
-    for table in tables:
-        body, stop = _fold(static, [substitute(s, table, alias) for s in node.body.body])
+    for table, u in zip(tables, unpacks):  # (`w, b = LAYERS["a"]` first: module_dicts)
+        body, stop = _fold(static, [_unpack(t, s, node.target, alias) for t, s in u]
+                           + [substitute(s, table, alias) for s in node.body.body])
         body = strip_continues(hoist_returns(body, alias, cst.Continue), alias)
         copies.append(body)
         if stop:

@@ -185,3 +185,41 @@ def constant_items(n: Any, elements: Any, value: Any) -> Any:
         cst.Integer(str(i))))])) for i in range(length)])
     n.desugar.alias_tree(items, value)
     return items
+
+
+def split_literal(stmts: Any, target: Any, value: Any) -> bool:
+    """``carry, ys = init, []`` assigned by the statement lowerer ``stmts`` one name
+    after the other (True), where that is what Python's statement does: the target is
+    distinct plain names, the value a literal of as many plain elements, none of which
+    reads any of the names (``a, b = b, a`` is not split: its right side is evaluated
+    first).  Each name then binds as its own statement would (``ys = []``: a list the
+    function built, which ``ys.append`` grows); False (nothing done) else."""
+    pairs = _literal_pairs(target, value)
+    for name, element in pairs or ():
+        stmts.assign(name, element)
+    return pairs is not None
+
+
+def _literal_pairs(target: Any, value: Any) -> list[tuple[Any, Any]] | None:
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(
+            value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    names = [e.value.value if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+             else None for e in target.elements]
+    if None in names or len(set(names)) != len(names) or any(
+            not isinstance(e, cst.Element) for e in value.elements):
+        return None
+    read: set[str] = set()
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            read.add(node.value)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            read.update(names)  # (a walrus binds as it evaluates: kept whole)
+
+    for e in value.elements:
+        e.value.visit(Reads())
+    if read & set(names):
+        return None
+    return [(e.value, v.value) for e, v in zip(target.elements, value.elements)]

@@ -312,8 +312,21 @@ def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     """Items of a list that is stacked or joined: batched ones aligned, unbatched
     ones repeated along a new batch axis, both given the leading unit axes that
     bring them to ``rank`` (np.vstack's 1-D piece is a row)."""
-    return [align(b, a, rank) if b.batched(a) else broadcast_along(b, atom_text(a), rank - b.rank(a))
+    return [align(b, a, rank) if b.batched(a) else broadcast_along(b, atom_text(a),
+                                                                   rank - _item_rank(b, a))
             for a in items]
+
+
+def _item_rank(b: Batch, a: Any) -> int:
+    """An item's rank; a constant list or tuple of numbers is the array it stands for
+    (``[0.0]`` in ``np.concatenate([[0.0], q])``: rank 1, where ``b.rank`` counts a
+    container constant 0, and the repeat gained a unit axis too many)."""
+    if isinstance(a, Const) and isinstance(a.value, (tuple, list)):
+        try:
+            return int(np.ndim(np.asarray(a.value, dtype=float)))
+        except (TypeError, ValueError):
+            return b.rank(a)
+    return b.rank(a)
 
 
 def broadcast_along(b: Batch, text: str, missing: int) -> str:

@@ -376,8 +376,14 @@ for _name, _sig, _more in (
     ("isfinite", "(x)", {"batch": "trailing_axes"}),
     ("arange", "(start, stop=None, step=None, dtype=None)", {}),
     # np.identity(n) is np.eye(n), and is spelled so in emitted code
-    ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
-    ("tri", "(N, M=None, k=0)", {}),
+    ("eye", "(N, M=None, k=0, dtype=None)", {"aliases": (np.identity,)}),
+    ("tri", "(N, M=None, k=0, dtype=None)", {}),
+    # window functions of a length (constants: signal processing's frames)
+    ("hamming", "(M)", {}),
+    ("hanning", "(M)", {}),
+    ("blackman", "(M)", {}),
+    ("bartlett", "(M)", {}),
+    ("kaiser", "(M, beta)", {}),
     ("indices", "(dimensions, sparse=False)", {}),
 ):
     defprim(

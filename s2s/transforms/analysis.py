@@ -277,10 +277,10 @@ class Facts:
         return False
 
     def is_scalar(self, a: Atom) -> bool:
-        if isinstance(a, Const):
-            return isinstance(a.value, (int, float)) or np.ndim(a.value) == 0 and (
-                not isinstance(a.value, (str, tuple, list, dict, type(None)))
-            )
+        if isinstance(a, Const):  # (a container first: np.ndim of a ragged tuple of
+            if isinstance(a.value, (str, tuple, list, dict, type(None))):  # arrays raises)
+                return False
+            return isinstance(a.value, (int, float)) or np.ndim(a.value) == 0
         return a.name in self.scalars
 
     def kind_of_let(self, s: Let) -> Kind:

@@ -34,12 +34,11 @@ from types import ModuleType
 import numpy as np
 
 ORDER = ("internal", "WRONG", "alias", "refused", "dtype", "both refuse", "ok")
-# the stages a construct's own test file sweeps a function of one array through (grad at
-# calls 1, 3, 10, value_and_grad, jvp, vmap of grad, hessian, jit on both backends,
-# special inputs, also warm and under vmap, the caller writing into each result)
-CONSTRUCT_STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                    "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                    "alias_all")
+# the stages probes 10 to 14 run, in this order
+STAGES = ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
+          "special", "warm_special", "vmap_special", "alias", "alias_all")
+# the same stages, swept by a construct's own test file (a function of one array)
+CONSTRUCT_STAGES = STAGES
 
 
 @dataclass(frozen=True)
@@ -60,6 +59,27 @@ class Probe:
     # JAX's gradient, not jax.hessian: where JAX's convention at a kink the function's
     # values never reach (a clip at a bound met only by rounding) is not the derivative
     hessian_fd: frozenset = frozenset()
+    # functions with no JAX oracle for their source: central differences are theirs
+    fd_oracle: frozenset = frozenset()
+
+    def twin(self):
+        """:func:`twin` of the probe's functions, those of ``fd_oracle`` raising
+        NotImplementedError (central differences are their oracle)."""
+        J = twin(self.fns)
+        for name in self.fd_oracle:
+            setattr(J, name, _no_jax_oracle)
+        return J
+
+    def classify(self, name, J, dtype=np.float64, stages=None):
+        """``(label, {stage: verdict})``: :func:`classify` of this probe."""
+        return classify(self, name, J, dtype, stages)
+
+    def jax_grad_runs(self, name, J) -> str:
+        return jax_grad_runs(self, name, J)
+
+
+def _no_jax_oracle(*args, **kwargs):
+    raise NotImplementedError("JAX cannot run this source as written")
 
 
 def verdict(a, b, rtol, atol) -> str:
@@ -434,3 +454,40 @@ def classify(probe, name, J, dtype=np.float64, stages=None):
             verdicts[f"alias_all:{key}"] = ("alias", problem)
     label = min((v[0] for v in verdicts.values()), key=ORDER.index)
     return label, verdicts
+
+
+def sweep_test(cases, expected, expected_f32):
+    """A probe's slow sweep, to bind to ``test_probe_sweep`` in its test module: each
+    function of ``cases.PROBE`` in float64 and float32 has the class pinned in
+    ``expected``/``expected_f32`` (:func:`pinned`)."""
+    import pytest
+    from support import HAVE_JAX
+
+    @pytest.mark.slow
+    @pytest.mark.every_case
+    @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+    @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+    @pytest.mark.parametrize("name", list(cases.PROBE.cases))
+    def test_probe_sweep(name, dtype) -> None:
+        """Each function's class is the one recorded: accepted and correct, or refused
+        with a located TransformError (never WRONG, never an internal error)."""
+        label, verdicts = cases.PROBE.classify(name, cases.PROBE.twin(), dtype)
+        assert label == pinned(name, dtype, expected, expected_f32), verdicts
+
+    return test_probe_sweep
+
+
+def check_grad_against_fd(probe, names, calls=3, rtol=1e-6, atol=1e-8):
+    """The default tier's share of a probe (no JAX): s2s.grad of each function in
+    ``names``, one object called ``calls`` times at its first argument scaled by 1,
+    1.1, 1.2, ..., against central differences."""
+    import s2s
+
+    for name in names:
+        f = getattr(probe.fns, name)
+        g = s2s.grad(f)
+        args = probe.cases[name][0]
+        for c in range(calls):
+            a = (args[0] * (1.0 + 0.1 * c),) + tuple(args[1:])
+            np.testing.assert_allclose(g(*a), fd_grad(f, a, 1e-6), rtol=rtol, atol=atol,
+                                       err_msg=f"{name} call {c}")

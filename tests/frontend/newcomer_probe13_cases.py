@@ -100,29 +100,6 @@ CASES = {
 FD_ORACLE: frozenset = frozenset()
 NO_HESSIAN: frozenset = frozenset()
 
-PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
-                           "jit_jax", "special", "warm_special", "vmap_special", "alias",
-                           "alias_all"),
-                no_hessian=NO_HESSIAN, tol64=(1e-6, 1e-8), warm=("g", "jit"))
-
-
-def _no_jax_oracle(*args, **kwargs):
-    raise NotImplementedError("JAX cannot run this source as written")
-
-
-def twin():
-    """``newcomer_harness.twin`` of the probe's functions, those of ``FD_ORACLE``
-    raising (central differences are their oracle)."""
-    J = H.twin(F)
-    for name in FD_ORACLE:
-        setattr(J, name, _no_jax_oracle)
-    return J
-
-
-def classify(name, J, dtype=np.float64, stages=None):
-    """``(label, {stage: verdict})``: newcomer_harness.classify of this probe."""
-    return H.classify(PROBE, name, J, dtype, stages)
-
-
-def jax_grad_runs(name, J) -> str:
-    return H.jax_grad_runs(PROBE, name, J)
+PROBE = H.Probe(F, CASES, H.STAGES, no_hessian=NO_HESSIAN, tol64=(1e-6, 1e-8),
+                warm=("g", "jit"), fd_oracle=FD_ORACLE)
+twin, classify, jax_grad_runs = PROBE.twin, PROBE.classify, PROBE.jax_grad_runs

@@ -26,14 +26,6 @@ from __future__ import annotations
 
 import newcomer_harness as H  # (pytest puts this directory on sys.path)
 import newcomer_probe12_cases as C
-import newcomer_probe12_fns as F
-import numpy as np
-import pytest
-from support import HAVE_JAX
-
-import s2s
-
-DTYPES = [np.float64, np.float32]
 
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
@@ -91,27 +83,11 @@ EXPECTED_F32: dict[str, str] = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.every_case
-@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
-@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", list(C.CASES))
-def test_probe_sweep(name, dtype) -> None:
-    """Each function's class is the one recorded: accepted and correct, or refused
-    with a located TransformError (never WRONG, never an internal error)."""
-    label, verdicts = C.classify(name, C.twin(), dtype)
-    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+test_probe_sweep = H.sweep_test(C, EXPECTED, EXPECTED_F32)
 
 
 def test_cheap_subset_against_central_differences() -> None:
     """The default tier's share of the probe (no JAX): grad of a chain of tuple-swap
     recurrences (``t0, t1 = t1, 2 * x * t1 - t0``) and of ``dict(zip(...))`` with
     ``dict(lr=0.1, **{...})``, three calls each, against central differences."""
-    for name in ("chebyshev_tuple_swap", "dict_zip_keys"):
-        f = getattr(F, name)
-        g = s2s.grad(f)
-        x0 = C.CASES[name][0][0]
-        for c in range(3):
-            x = x0 * (1.0 + 0.1 * c)
-            np.testing.assert_allclose(g(x), H.fd_grad(f, (x,), 1e-6), rtol=1e-6,
-                                       atol=1e-8, err_msg=f"{name} call {c}")
+    H.check_grad_against_fd(C.PROBE, ("chebyshev_tuple_swap", "dict_zip_keys"))

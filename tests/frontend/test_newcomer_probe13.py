@@ -31,14 +31,6 @@ from __future__ import annotations
 
 import newcomer_harness as H  # (pytest puts this directory on sys.path)
 import newcomer_probe13_cases as C
-import newcomer_probe13_fns as F
-import numpy as np
-import pytest
-from support import HAVE_JAX
-
-import s2s
-
-DTYPES = [np.float64, np.float32]
 
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
@@ -47,10 +39,10 @@ EXPECTED: dict[str, str] = {
     # values, refused by s2s and by jax.jit alike (vmap of grad was an internal
     # TypeError, `np.where` of a value and a path's None, until this probe)
     "sdf_union": "both refuse",
-    # (wave_leapfrog_swap: ok on main since lists18, found by refused19b's sweep: vmap of
-    # grad and hessian of `np.concatenate([edge, u[2:] - ..., edge])` carried by the
-    # tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap` were refused, "vmap cannot
-    # batch this: `split_like` of a list the function did not build"; grad, jvp, jit ran)
+    # (wave_leapfrog_swap: ok since lists18, split_like of a list batched by its items'
+    # kinds; vmap of grad and hessian of `np.concatenate([edge, u[2:] - ..., edge])`
+    # carried by the tuple swap `u_prev, u = u, 2 * u - u_prev + c2 * lap` were refused:
+    # "`split_like` of a list the function did not build")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
@@ -82,27 +74,11 @@ EXPECTED_F32: dict[str, str] = {
 # spread expression and trailing parameters named by keyword (test_star_spread_expr.py).
 
 
-@pytest.mark.slow
-@pytest.mark.every_case
-@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
-@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", list(C.CASES))
-def test_probe_sweep(name, dtype) -> None:
-    """Each function's class is the one recorded: accepted and correct, or refused
-    with a located TransformError (never WRONG, never an internal error)."""
-    label, verdicts = C.classify(name, C.twin(), dtype)
-    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+test_probe_sweep = H.sweep_test(C, EXPECTED, EXPECTED_F32)
 
 
 def test_cheap_subset_against_central_differences() -> None:
     """The default tier's share of the probe (no JAX): grad of a Lotka-Volterra step
     over a dict state built by a dict comprehension, and of a function with keyword-only
     parameters, three calls each, against central differences."""
-    for name in ("lotka_volterra_dict", "kwonly_scale_shift"):
-        f = getattr(F, name)
-        g = s2s.grad(f)
-        x0 = C.CASES[name][0][0]
-        for c in range(3):
-            x = x0 * (1.0 + 0.1 * c)
-            np.testing.assert_allclose(g(x), H.fd_grad(f, (x,), 1e-6), rtol=1e-6,
-                                       atol=1e-8, err_msg=f"{name} call {c}")
+    H.check_grad_against_fd(C.PROBE, ("lotka_volterra_dict", "kwonly_scale_shift"))
