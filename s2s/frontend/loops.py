@@ -378,10 +378,7 @@ class LoopLowerer:
     def enter_loop(self, node: Any) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
-        self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
-                                if u in before}  # (`parts = parts + [v]`)
-        self.n.__dict__.setdefault("loop_fields", set()).update(  # (`c.out = c.out + [v]`:
-            (before[u], k) for u, k in _changed_fields(node.body) if u in before)  # items)
+        self.n.loop_carried |= _carried(self.n, node.body, before)  # (`parts = parts + [v]`)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
@@ -536,6 +533,15 @@ def _changed_names(body: Any) -> set[str]:
 
     body.visit(Finder())
     return found
+
+
+def _carried(n: Any, body: Any, before: dict[str, str]) -> set[str]:
+    """The values of names bound before a loop whose body binds them again or changes
+    their list; the fields it sets noted too (``n.loop_fields``: ``c.out = c.out +
+    [v]``, whose literal before the loop is not its value in the loop)."""
+    n.__dict__.setdefault("loop_fields", set()).update(
+        (before[u], k) for u, k in _changed_fields(body) if u in before)
+    return {before[u] for u in _changed_names(body) if u in before}
 
 
 def _changed_fields(body: Any) -> set[tuple[str, str]]:
