@@ -112,3 +112,14 @@ def callee_not_calling_it(w, st):
 
 def _scaled_sin(w, st):
     return np.sum(np.sin(w) * st.s * st.t)
+
+
+def _reads_a_field(w, st):
+    return np.sum(np.sin(w) * st.s)
+
+
+CALLEE = _reads_a_field
+
+
+def through_a_rebound_global(w, st):
+    return CALLEE(w, st)

@@ -67,3 +67,20 @@ def test_a_callee_calling_no_such_method_runs_over_calls() -> None:
             got = s2s.grad(fn)(w, obj)
             np.testing.assert_allclose(got, central_grad(lambda v: fn(v, obj), w),
                                        rtol=1e-7, atol=1e-9)
+
+
+def test_a_callee_rebound_between_calls_is_checked_again() -> None:
+    """The check's pass is kept per function and argument classes only while the
+    names it followed still denote what they did: ``CALLEE`` rebound to a function
+    calling ``st.get`` after a first call is refused at the second."""
+    st = F.Store(2.0, 3.0)
+    g = s2s.grad(F.through_a_rebound_global)
+    try:
+        np.testing.assert_allclose(g(W, st), central_grad(
+            lambda v: F.through_a_rebound_global(v, st), W), rtol=1e-7, atol=1e-9)
+        F.CALLEE = F.inner
+        with pytest.raises(TransformError) as err:
+            g(W, st)
+        assert "st.get" in err.value.loc.text
+    finally:
+        F.CALLEE = F._reads_a_field
