@@ -505,7 +505,24 @@ def weights_along(weights, a, axis):
     return np.reshape(weights, (-1,) + (1,) * (np.ndim(a) - 1 - axis % np.ndim(a)))
 
 
-__all__ += ["pad_sources", "weights_along"]
+def cov_weights(w, name, batched=False):
+    """``np.cov``'s ``fweights=``/``aweights=`` (``w``, float64) checked as NumPy checks
+    them, then ``w`` itself: integers (fweights), 1-D (where not a batch of them:
+    vmap's), none negative (a number of samples that differs from the data's fails
+    where they meet: NumPy's broadcasting ValueError).  A JAX value is not checked
+    (``jnp.cov`` checks none: the JAX backend traces it)."""
+    if not isinstance(w, np.ndarray):
+        return w
+    if name == "fweights" and not np.all(w == np.around(w)):
+        raise TypeError("fweights must be integer")
+    if w.ndim > 1 + bool(batched):
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if np.any(w < 0):
+        raise ValueError(f"{name} cannot be negative")
+    return w
+
+
+__all__ += ["pad_sources", "weights_along", "cov_weights"]
 
 
 def python_float(x):

@@ -21,6 +21,7 @@ from s2s.runtime import (
     cumprod_jet,
     cumprod_tangent,
     cumprod_tangent2,
+    cov_weights,
     det_cofactor,
     dot_lhs_bar,
     dot_rhs_bar,
@@ -70,6 +71,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         cumprod_jet,
         cumprod_tangent,
         cumprod_tangent2,
+        cov_weights,
         det_cofactor,
         dot_lhs_bar,
         dot_rhs_bar,
@@ -229,6 +231,7 @@ else:
             row("real_only", "matrix", (normal(2, 3),), {"what": "np.linalg.qr"}),
             row("python_float", "array", (normal(2, 3),)),
             row("python_float", "scalar", (normal(),)),
+            row("cov_weights", "aweights", (positive(5), const("aweights"))),
             row("own_copy", "array", (normal(2, 3),)),
             row("own_copy", "scalar", (normal(),)),
             row("list_item", "row", (normal(2, 3), const(((1.0, 2.0), (3.0, 4.0))), const(1))),
@@ -411,6 +414,10 @@ def f_own_copy(x):
     return np.sum(np.sin(own_copy(x * x)) * W3)
 
 
+def f_cov_weights(x):
+    return np.sum(np.sin(cov_weights(x * x, "aweights")) * W3)
+
+
 def f_list_item(x):
     return np.sum(np.sin(list_item(x * x, ((1.0, 2.0, 3.0),), 0)) * W3)
 
@@ -557,6 +564,7 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_real_only, ("real_only",), (normal(3),)),
         E2ECase(f_python_float, ("python_float",), (normal(3),)),
         E2ECase(f_own_copy, ("own_copy",), (normal(3),)),
+        E2ECase(f_cov_weights, ("cov_weights",), (normal(3),)),
         E2ECase(f_list_item, ("list_item",), (normal(3),)),
         E2ECase(f_in_place, ("in_place",), (normal(3),)),
         E2ECase(f_matmul_bars, ("matmul_lhs_bar", "matmul_rhs_bar"),

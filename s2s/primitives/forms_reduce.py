@@ -20,7 +20,9 @@
 * ``np.cov(m, fweights=f, aweights=a)`` as NumPy computes it: ``w = f * a`` (each cast
   to float64), the weighted row means, ``xc @ (xc * w).T.conj() / fact`` with
   ``fact = sum(w) - ddof * sum(w * a) / sum(w)`` (``sum(w) - ddof`` without ``a``,
-  ``sum(w)`` for ``ddof=0``), 0 where that is not positive (NumPy's warning left out).
+  ``sum(w)`` for ``ddof=0``), 0 where that is not positive (NumPy's warning left out);
+  the weights checked first as NumPy checks them (``cov_weights``: a negative one
+  raises ValueError).
   A call without weights is the ``cov`` primitive's.
 """
 
@@ -244,8 +246,11 @@ def _cov(args, kwargs, items):
     f64 = Const(np.float64, "np.float64")
     # the variables as rows (NumPy transposes a 2-D m for rowvar=False, not a 1-D one)
     x = step("atleast_2d", p["m"] if rowvar else step("transpose", p["m"]))
-    a = step("asarray", p["aweights"], dtype=f64) if aw else None  # (a list too)
-    w = step("asarray", p["fweights"], dtype=f64) if fw else a
+    # (a list too; checked as NumPy checks them: a negative weight raises ValueError)
+    a = step("cov_weights", step("asarray", p["aweights"], dtype=f64), c("aweights")) \
+        if aw else None
+    w = step("cov_weights", step("asarray", p["fweights"], dtype=f64), c("fweights")) \
+        if fw else a
     if fw and aw:
         w = step("multiply", w, a)
     w_sum = step("sum", w)

@@ -260,6 +260,29 @@ def pad_sources_rule(b: Batch, s: Let) -> str:
                       "pad by widths that are the same for every example")
 
 
+_defhelper("cov_weights", "(w, name)", diff=("w",),
+           note="np.cov's fweights=/aweights= checked as NumPy checks them (TypeError, "
+           "RuntimeError, ValueError for a negative weight), then w itself: the "
+           "identity for derivatives")
+
+
+@defvjp("cov_weights")
+def cov_weights_vjp(g, ans, w, name):
+    return g
+
+
+@defjvp("cov_weights", "w")
+def cov_weights_jvp(w_dot, ans, w, name):
+    return w_dot  # (the tangent is no weight: not checked)
+
+
+@batch_rule("cov_weights")
+def cov_weights_rule(b: Batch, s: Let) -> str:
+    """Checked for every example at once: a negative weight of any example raises."""
+    w, name = s.args
+    return f"cov_weights({atom_text(w)}, {atom_text(name)}, True)"
+
+
 _defhelper("batch_axes", "(axis, rank)", nondiff=True,
            note="axis numbers for vmap's batched arrays: no derivative")
 

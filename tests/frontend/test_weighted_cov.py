@@ -87,6 +87,26 @@ def test_y_with_weights_is_located() -> None:
     assert "np.cov(x, x, aweights" in str(info.value)
 
 
+def test_bad_weights_raise_as_numpy_does() -> None:
+    """A negative weight raises NumPy's ValueError, at the user's line (a number was
+    computed before); a fractional frequency NumPy's TypeError.  Under vmap a negative
+    weight of any example raises."""
+    bad = A.copy()
+    bad[2] = -0.5
+    for call in (lambda: s2s.grad(F.cov_data_aweights)(M, bad),
+                 lambda: s2s.jvp(F.cov_data_aweights, (M, bad), (M, A)),
+                 lambda: s2s.vmap(F.cov_data_aweights)(np.stack([M, M]), np.stack([A, bad]))):
+        with pytest.raises(ValueError, match="aweights cannot be negative") as info:
+            call()
+        assert "np.cov(m, aweights=a)" in "".join(getattr(info.value, "__notes__", []))
+    with pytest.raises(ValueError, match="aweights cannot be negative"):
+        F.cov_data_aweights(M, bad)  # (NumPy's own)
+    with pytest.raises(TypeError, match="fweights must be integer"):
+        s2s.grad(F.cov_both_ddof)(M, A, FW + 0.5)
+    np.testing.assert_allclose(s2s.grad(F.cov_data_aweights)(M, A),  # (then as before)
+                               fd_grad(F.cov_data_aweights, (M, A), 1e-6), 1e-6, 1e-8)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
