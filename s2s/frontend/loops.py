@@ -452,7 +452,9 @@ def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
             n, node) or unroll_dict_items(n, node) or unroll_named_records(  # (`for s in
             n, node):  # specs`: dict_item_loops.py; `for layer in layers`: named_attrs.py)
         return True
-    undo_watches(n, before)  # (the loop form reads its iterable's values as it runs)
+    it = node.iter  # (`for c in COEFFS`: its count keeps deciding the code, vmap's ranks)
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
+        undo_watches(n, before)
     return False
 
 
