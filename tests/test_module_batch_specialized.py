@@ -17,6 +17,20 @@ import s2s
 from s2s.optimize.fresh import returns_fresh
 
 
+MX = MY = None  # the MLP's batch (this module's names)
+
+
+def batch_mlp(w1, w2):
+    h = np.tanh(MX @ w1)
+    return 0.5 * np.mean(np.sum((h @ w2 - MY) ** 2, axis=1))
+
+
+def mlp_closed(w1, w2, x, y):
+    h = np.tanh(x @ w1)
+    r = (h @ w2 - y) / x.shape[0]
+    return x.T @ ((r @ w2.T) * (1.0 - h * h)), h.T @ r
+
+
 def grad_closed(w, x, y):
     return x.T @ (-y / (1.0 + np.exp(y * (x @ w)))) / x.shape[0]
 
@@ -61,6 +75,33 @@ def test_module_batch_rebound_and_written_in_place(dtype):
     # the batch's row count read as a number: the helper specialized, not as emitted
     assert "np.size(" not in text and "unbroadcast(" not in text, text
     assert returns_fresh(text, "batch_loss_grad"), text
+
+
+@pytest.mark.parametrize("dtype", [pytest.param(np.float64, marks=pytest.mark.slow),
+                                   np.float32])
+def test_module_batch_of_two_gradients_each_its_own_array(dtype):
+    """A tuple of gradients the code made (fresh: no walk for shared memory): each
+    leaf its own array, written into by the caller, the next call's right."""
+    global MX, MY
+    tol = dict(rtol=1e-12, atol=1e-15) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-6)
+    g = s2s.grad(batch_mlp, argnums=(0, 1))
+    rng = np.random.default_rng(4)
+    w1, w2 = (rng.normal(size=(5, 6)) * 0.5).astype(dtype), rng.normal(size=(6, 3)).astype(dtype)
+    for i in range(1, 11):
+        if i in (1, 3, 10):
+            MX, MY = rng.normal(size=(8, 5)).astype(dtype), rng.normal(size=(8, 3)).astype(dtype)
+        else:
+            MX[...] = rng.normal(size=MX.shape)
+            MY[1] = -MY[1]
+        got = g(w1, w2)
+        want = mlp_closed(*(a.astype(np.float64) for a in (w1, w2, MX, MY)))
+        for a, b in zip(got, want):
+            assert a.dtype == dtype
+            np.testing.assert_allclose(a, b, **tol, err_msg=f"call {i}")
+        assert not np.shares_memory(got[0], got[1])
+        assert not any(np.shares_memory(a, b) for a in got for b in (w1, w2, MX, MY))
+        got[0][...], got[1][...] = np.nan, np.inf
+    assert returns_fresh(g.specialized_source, "batch_mlp_grad")
 
 
 def test_a_helper_beside_counts_as_fresh_only_when_it_returns_what_it_made():
