@@ -16,7 +16,6 @@ import pytest
 import s2s
 from s2s.optimize.fresh import returns_fresh
 
-
 MX = MY = None  # the MLP's batch (this module's names)
 
 
