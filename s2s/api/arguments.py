@@ -416,7 +416,7 @@ def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,
     reads, is the gradient as it is (so is a pytree of such arrays)."""
     t = type(g)
     if t is np.ndarray:
-        if _shares(g, _foreign(args, fn)):
+        if not fresh and _shares(g, _foreign(args, fn)):  # (fresh: made by the code)
             g = g.copy()
         elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
                 g.shape == primal.shape and g.flags.writeable:

@@ -14,43 +14,76 @@ def returns_fresh(text: str, name: str) -> bool:
     """Does function ``name`` of ``text`` return only arrays it made (never one of
     its arguments or of the arrays it reads from its module, nor a view of one), each
     leaf a different array?  Straight-line code and loops over ranges; False when
-    unsure."""
-    fn = syntax.defined_in(text, name)
-    if fn is None:
+    unsure.  A call of a function ``text`` defines beside it that returns only arrays
+    it made is such an array too (a gradient's ``f_vjp_w(w, XB, YB, seed)``)."""
+    try:
+        module = syntax.parse(text)
+    except SyntaxError:
         return False
+    defs = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
+    return name in defs and _returns_fresh(defs, name, set(), {})
+
+
+def _returns_fresh(defs: dict[str, ast.FunctionDef], name: str, on: set[str],
+                   known: dict[str, bool]) -> bool:
+    """``returns_fresh`` of ``defs[name]``; ``on``: the functions whose answers wait on
+    this one (a call back into one of them counts as not fresh: False when unsure),
+    ``known``: the answers so far."""
+    if name in known:
+        return known[name]
+    fn = defs[name]
+    on.add(name)
+    bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and
+             isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(fn.args)
+                                               if isinstance(a, ast.arg)} | {
+        n.name for n in ast.walk(fn) if isinstance(n, ast.FunctionDef) and n is not fn}
+    called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and
+              isinstance(n.func, ast.Name) and n.func.id in defs} - bound
+    # the functions beside it it calls that return only arrays they made
+    calls = frozenset(c for c in called if c not in on and
+                      _returns_fresh(defs, c, on, known))
+    on.discard(name)
+    known[name] = _body_fresh(fn, calls)
+    return known[name]
+
+
+def _body_fresh(fn: ast.FunctionDef, calls: frozenset) -> bool:
     # locals bound to arrays the code made -> which array (names bound to one another
     # share a number: a return of both is one array twice)
     made: dict[str, int] = {}
     fresh = itertools.count()
     for stmt in fn.body:
         if isinstance(stmt, ast.Return):
-            return _fresh_leaves(stmt.value, made)
+            return _fresh_leaves(stmt.value, made, calls)
         if isinstance(stmt, ast.For):
-            if not _loop(stmt, made, fresh):
+            if not _loop(stmt, made, fresh, calls):
                 return False
-        elif not _step(stmt, made, fresh):
+        elif not _step(stmt, made, fresh, calls):
             return False
     return False
 
 
-def _may_alias(node: ast.AST, made: dict[str, int]) -> bool:
+def _may_alias(node: ast.AST, made: dict[str, int], calls: frozenset = frozenset()) -> bool:
     if isinstance(node, ast.Name):  # an argument, a module's array, or a view
         return node.id not in made
     if isinstance(node, (ast.Subscript, ast.Attribute)):
-        return _may_alias(node.value, made)
+        return _may_alias(node.value, made, calls)
     if isinstance(node, ast.Call):  # (a user's function may return its argument)
-        return not makes_new(node, lambda a: _may_alias(a, made))
+        if isinstance(node.func, ast.Name) and node.func.id in calls:
+            return False  # (a function beside it that returns only arrays it made)
+        return not makes_new(node, lambda a: _may_alias(a, made, calls))
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
         return False
     return True
 
 
-def _step(stmt: ast.stmt, made: dict[str, int], fresh: itertools.count) -> bool:
+def _step(stmt: ast.stmt, made: dict[str, int], fresh: itertools.count,
+          calls: frozenset = frozenset()) -> bool:
     """Update ``made`` for one statement of straight-line code (False: not understood)."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
             isinstance(stmt.targets[0], ast.Name):
         t, value = stmt.targets[0].id, stmt.value
-        if _may_alias(value, made):
+        if _may_alias(value, made, calls):
             made.pop(t, None)
         else:  # a name made before is the same array; any other value a new one
             made[t] = made[value.id] if isinstance(value, ast.Name) else next(fresh)
@@ -67,7 +100,8 @@ def _step(stmt: ast.stmt, made: dict[str, int], fresh: itertools.count) -> bool:
     return False
 
 
-def _loop(loop: ast.For, made: dict[str, int], fresh: itertools.count) -> bool:
+def _loop(loop: ast.For, made: dict[str, int], fresh: itertools.count,
+          calls: frozenset = frozenset()) -> bool:
     """What holds after any number of the loop's iterations (none included): a name is
     made after it where it is before the loop and at every iteration's end, and two
     names may be one array where they may be at any of those points."""
@@ -78,7 +112,7 @@ def _loop(loop: ast.For, made: dict[str, int], fresh: itertools.count) -> bool:
     for _ in range(len(loop.body) + 2):
         after = dict(state)
         for stmt in loop.body:
-            if not _step(stmt, after, fresh):
+            if not _step(stmt, after, fresh, calls):
                 return False
         keys = [k for k in state if k in after]
         group = {k: k for k in keys}
@@ -112,7 +146,8 @@ def _partition(made: dict[str, int]) -> set[frozenset[str]]:
     return {frozenset(c) for c in by.values()}
 
 
-def _fresh_leaves(value: ast.AST | None, made: dict[str, int]) -> bool:
+def _fresh_leaves(value: ast.AST | None, made: dict[str, int],
+                  calls: frozenset = frozenset()) -> bool:
     if value is None:
         return False
     leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
@@ -127,6 +162,6 @@ def _fresh_leaves(value: ast.AST | None, made: dict[str, int]) -> bool:
             arrays.append(made.get(leaf.id, leaf.id))
     if len(set(arrays)) < len(arrays):  # one array returned twice (or a view)
         return False
-    return not any(_may_alias(leaf, made) or isinstance(leaf, (ast.Tuple, ast.List,
+    return not any(_may_alias(leaf, made, calls) or isinstance(leaf, (ast.Tuple, ast.List,
                                                                  ast.Dict))
                    for leaf in leaves)

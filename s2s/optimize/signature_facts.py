@@ -429,13 +429,14 @@ class _Levels:
                 self.floating(value) for _, _, value in keywords]
             out = self.shared.summary(kind, trees, {k: v for k, v, _ in keywords}, floats,
                                       self.namespace)
-            # a container it may change is unknown after
+            # a container it may change is unknown after (an array, a local's or a
+            # guarded free name's, keeps its level: a write in place keeps its shape)
             fn = user_function(kind[1]) if kind[0] == "user" else (
                 self.shared.emitted[kind[1]], None)
             if fn is not None or kind[0] == "user":
                 for p, a in list(zip(fn[0].args.args if fn else [], positional)) + [
                         (None, value) for _, _, value in keywords]:
-                    if isinstance(a, ast.Name) and not isinstance(self.env.get(a.id), int) \
+                    if isinstance(a, ast.Name) and not isinstance(self.name(a), int) \
                             and (p is None or fn is None or not only_read(fn[0], p.arg)):
                         self.env[a.id] = DYNAMIC
             return out
