@@ -71,7 +71,8 @@ def _loop_field(n: Any, let: Any) -> bool:
     first iteration's only (it gave ``[v]`` at every iteration: a wrong number)."""
     index = let.params.get("index")
     items = getattr(index, "items", ())
-    return bool(items) and isinstance(items[0], Const) and isinstance(let.args[0], Var) and (
+    return bool(items) and isinstance(items[0], Const) and isinstance(
+        items[0].value, str) and isinstance(let.args[0], Var) and (  # (a field's name)
         let.args[0].name, items[0].value) in n.__dict__.get("loop_fields", ())
 
 
