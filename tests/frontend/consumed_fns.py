@@ -151,7 +151,7 @@ def window_caller(x):
 
 
 def window_read_inside(x, k=2):
-    """The window summed inside the loop: not lowered (refused, located)."""
+    """The window summed inside the loop (its slice since refused19b)."""
     parts = []
     total = 0.0
     for i in range(x.shape[0]):
