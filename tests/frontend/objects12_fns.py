@@ -17,6 +17,20 @@ def name_key(params, x, name="w"):
     return np.sum(params[name] * x) + np.sum(np.sin(params[name]) * x**2)
 
 
+# a module's string and int passed to a callee whose copy is made per string or int
+# (rebound between calls by tests/frontend/test_objects12.py)
+KEY = "w"
+INDEX = 1
+
+
+def global_key(params, x):
+    return name_key(params, x, KEY)
+
+
+def global_index(params, x):
+    return int_key(params, x, INDEX)
+
+
 def annotated_key(params, x, name: str):
     return np.sum(np.tanh(params[name] * x))
 
