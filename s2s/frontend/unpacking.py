@@ -72,6 +72,14 @@ def checked_at_run_time(n: Any, target: Any, tree: Atom) -> Atom:
     the JAX backend."""
     if emitted(n.fn):
         return tree
+    from .objects import record_of_atom  # (objects imports the statements' modules)
+
+    made = record_of_atom(n, tree)
+    if made is not None and made.positional and issubclass(made.cls, tuple):
+        # (`w, b = self` of a NamedTuple: its fields, as many as its class says)
+        if len(made.keys) != len(target.elements):
+            raise UnpackError.of(len(target.elements), len(made.keys), n.loc(target))
+        return tree
     v = n.comps.loop_name("unpacked")
     n._bind(v, tree.name)
     _check(n, target, v, len(target.elements), False)
