@@ -26,6 +26,7 @@ from ..errors import NotIterableError, UnpackError
 from ..ir.nodes import Atom, Const, Var
 from ..primitives import PRIMITIVES
 from .desugar import lower_in_place
+from .objects import record_of_atom
 from .source import emitted
 
 
@@ -72,8 +73,6 @@ def checked_at_run_time(n: Any, target: Any, tree: Atom) -> Atom:
     the JAX backend."""
     if emitted(n.fn):
         return tree
-    from .objects import record_of_atom  # (objects imports the statements' modules)
-
     made = record_of_atom(n, tree)
     if made is not None and made.positional and issubclass(made.cls, tuple):
         # (`w, b = self` of a NamedTuple: its fields, as many as its class says)
