@@ -99,6 +99,20 @@ def test_free_string_passed_to_a_callee_read_at_each_call():
     _free_keys(COMPARED, np.float32, check, FREE_KEYS[:1])
 
 
+def test_module_string_in_a_dict_literal_passed_to_a_callee():
+    """``by_kind(x, {"kind": KIND})`` (the callee's copy made for the dict's string):
+    made again when ``KIND`` changes (before, the first call's branch ran on: a wrong
+    gradient), against central differences."""
+    g, saved = s2s.grad(F.held_kind), F.KIND
+    try:
+        for kind in ("tanh", "other", "tanh"):
+            F.KIND = kind
+            np.testing.assert_allclose(g(X), central_grad(F.held_kind, X), rtol=1e-6,
+                                       atol=1e-8)
+    finally:
+        F.KIND = saved
+
+
 def test_loop_over_range_of_an_int_argument_against_central_differences():
     """``for i in range(n): params[f"W{i}"]``: unrolled per call's ``n`` (2, then 0:
     never the code of an earlier count)."""
@@ -373,7 +387,9 @@ def test_classmethod_constructors_against_jax(name, dtype):
 def test_free_keys_against_jax(dtype):
     """A closure's string (jvp and vjp of a lambda made again per call), a module
     attribute's and a module's string and a module's int passed to a callee keyed by
-    them, over ten calls whose values change, the 1st, 3rd and 10th against JAX."""
+    them, a module's string in a dict literal passed to a callee comparing it, a
+    module's int a callee's ``range`` builds keys from, over ten calls whose values
+    change, the 1st, 3rd and 10th against JAX."""
 
     def check(k, got, params, x, name):
         jvp, *grads = got
@@ -389,3 +405,17 @@ def test_free_keys_against_jax(dtype):
         close(grads[2], jax.grad(J.int_key, argnums=1)(params, x, k % 3), dtype)
 
     _free_keys(range(10), dtype, lambda k, *a: check(k, *a) if k in COMPARED else None)
+    saved = (F.KIND, F.COUNT)
+    made = (s2s.grad(F.held_kind), s2s.grad(F.global_count))
+    try:
+        for k in range(10):
+            F.KIND, F.COUNT = ("tanh", "other")[k % 2], (2, 3, 1, 0)[k % 4]
+            J.KIND, J.COUNT = F.KIND, F.COUNT  # (the twin: a module of its own)
+            x = (X * (1 + 0.1 * k)).astype(dtype)
+            got = [g(x) for g in made]
+            if k in COMPARED:
+                close(got[0], jax.grad(J.held_kind)(x), dtype)
+                close(got[1], jax.grad(J.global_count)(x), dtype)
+    finally:
+        F.KIND, F.COUNT = saved
+        J.KIND, J.COUNT = saved
