@@ -122,6 +122,23 @@ class PathVar(StaticVar):
         return isinstance(other, PathVar) and other.path == self.path and (
             self.root.same_binding(other.root))
 
+    def joined(self, other: FreeVar) -> FreeVar:
+        """Both places' attributes watched (a callee's ``config.KEY`` of a module of
+        its own: the root names' own check says where they differ)."""
+        var = PathVar(self.root, self.path)
+        var.also = self.also + tuple(o for o in other.bindings() if not any(
+            b.same_binding(o) for b in self.bindings()))
+        return var
+
+    def agrees(self) -> bool:
+        return True
+
+    def fingerprint(self) -> Any:
+        try:
+            return ("path", tuple(static_key(b.read()) for b in self.bindings()))
+        except (KeyError, ValueError):
+            return None
+
 
 class FieldsVar(FreeVar):
     """A callee's parameter left at a default that is a dataclass or NamedTuple object
