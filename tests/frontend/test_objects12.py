@@ -80,23 +80,23 @@ def _free_keys(calls, dtype, check, fns=FREE_KEYS):
 
 
 def test_free_string_passed_to_a_callee_read_at_each_call():
-    """A closure's and a module attribute's string passed to a callee keyed by it
-    (``name_key(params, t, name)``): the code is made again when the string changes
-    (before, a later call read the key of an earlier one: jvp 5.66 where JAX gives
-    0.33); calls 1, 3 and 10 in float32 against float64 central differences of the
-    function run as written (a module's string and int: the slow tier, against JAX)."""
+    """A closure's string passed to a callee keyed by it (``name_key(params, t,
+    name)`` in a lambda made again per call): the code is made again when the string
+    changes (before, a later call read the key of an earlier one: jvp 5.66 where JAX
+    gives 0.33); calls 1, 3 and 10 in float32 against float64 central differences of
+    the function run as written (a module attribute's and a module's string and int:
+    the slow tier, against JAX)."""
 
     def check(k, got, params, x, name):
-        (value, tangent), grad = got
+        ((value, tangent),) = got
+        assert tangent.dtype == np.float32
         p64 = {key: a.astype(np.float64) for key, a in params.items()}
         x64 = x.astype(np.float64)
         want = central_grad(lambda t: F.name_key(p64, t, name), x64)
         np.testing.assert_allclose(value, F.name_key(p64, x64, name), rtol=1e-5)
         np.testing.assert_allclose(tangent, want @ np.cos(x64), rtol=1e-4, atol=1e-5)
-        assert grad.dtype == np.float32
-        np.testing.assert_allclose(grad, want, rtol=1e-4, atol=1e-5)
 
-    _free_keys(COMPARED, np.float32, check, FREE_KEYS[:1])
+    _free_keys(COMPARED, np.float32, check, ())
 
 
 def test_module_string_in_a_dict_literal_passed_to_a_callee():
