@@ -59,6 +59,31 @@ class _ObjectOnJax:
         call = self._translator(type(self._obj).__call__)
         return call(self, *args, **kwargs)
 
+
+def _protocol(name: str) -> Any:
+    """``_ObjectOnJax``'s ``name`` (``__getitem__``, ``__len__``...): the user's class's
+    method, translated, on the object as JAX code reads it (Python looks these up on
+    the type, never through ``__getattr__``: emitted code keeps ``GRID[0.5]`` and
+    ``len(GRID)`` of a module's object)."""
+
+    def method(self: _ObjectOnJax, *args: Any) -> Any:
+        own = getattr(type(self._obj), name, None)
+        if own is None:  # (an operator: the other operand's; else Python's TypeError)
+            return _PLAIN[name](self._obj, *args) if name in _PLAIN else NotImplemented
+        return self._translator(own)(self, *args)
+
+    method.__name__ = name
+    return method
+
+
+_PLAIN = {"__getitem__": operator.getitem, "__len__": len, "__contains__": operator.contains,
+          "__neg__": operator.neg, "__pos__": operator.pos, "__abs__": abs,
+          "__bool__": bool}  # (`__len__` given: Python's truth then asks `__bool__` first)
+for _name in (*_PLAIN, *(f"__{p}{op}__" for op in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul") for p in ("", "r"))):
+    setattr(_ObjectOnJax, _name, _protocol(_name))
+
+
 class _ModuleOnJax(types.ModuleType):
     """A module of the user's (``import mylib``) as code on JAX reads it: each
     attribute read from the module at each access (a constant rebound is seen), its

@@ -372,14 +372,17 @@ def _held_type(n: Any, atom: Any, depth: int = 0) -> Any:
 _MIXED = BoundType(type(None))  # (a loop's item of a list of objects of several classes)
 
 
-def ints_bound(fn: Any, args: list, kwargs: dict, lets: Any) -> Any:
+def ints_bound(fn: Any, args: list, kwargs: dict, n: Any) -> Any:
     """The callee ``fn`` a call passes ``args``/``kwargs`` (atoms) to, where a parameter
     its body builds keys or a ``range`` from (``{f"w{i}": ... for i in
     range(n_layers)}``) gets a Python int the call knows (a literal, the default), or a
     parameter whose items it compares (``spec["kind"] == "scale"``) gets a dict the
-    caller built with strings among its items (``lets``: the caller's statements): a
+    caller built with strings among its items (``n``: the caller's Normalizer): a
     copy of ``fn`` bound to those values (``BOUND``, as a transform of ``fn`` itself is
-    made per call's int), one per set of values; ``fn`` itself otherwise."""
+    made per call's int), one per set of values; ``fn`` itself otherwise.  A module
+    or closure value the copy is made for (``N``, ``{"kind": KIND}``) is watched: the
+    code is generated again when it changes."""
+    lets, watch = n.lets, n.comps.static.watch_path
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
         return fn
     names, compared = int_key_names(fn), compared_items(fn) | named_items(fn)
@@ -395,8 +398,10 @@ def ints_bound(fn: Any, args: list, kwargs: dict, lets: Any) -> Any:
         value = atom.value if isinstance(atom, Const) else p.default if (
             name not in bound.arguments) else None
         if name in names and type(value) is int:
+            if isinstance(atom, Const) and atom.text != repr(value):
+                watch(atom.text)
             found[name] = value
-        elif name in compared and (strings := _held_strings(lets, atom)):
+        elif name in compared and (strings := _held_strings(lets, atom, watch)):
             found[name] = HeldStrings(strings)
     if not found:
         return fn
@@ -414,7 +419,7 @@ def ints_bound(fn: Any, args: list, kwargs: dict, lets: Any) -> Any:
     return made[key]
 
 
-def _held_strings(lets: Any, atom: Any) -> dict[str, str]:
+def _held_strings(lets: Any, atom: Any, watch: Any) -> dict[str, str]:
     """The string items of the dict the caller's ``atom`` names, where the caller
     built it (a dict literal, reached through a tuple or list literal's item at a
     constant position: ``for s in specs`` unrolled); {} otherwise."""
@@ -425,8 +430,12 @@ def _held_strings(lets: Any, atom: Any) -> dict[str, str]:
         if let.prim == "make_dict" and "keys" in let.params and len(let.params[
                 "keys"]) == len(let.args) and "from_items" not in let.params:
             pairs = [(k, _built_field(lets, a)) for k, a in zip(let.params["keys"], let.args)]
-            return {k: a.value for k, a in pairs
+            held = {k: a for k, a in pairs
                     if isinstance(a, Const) and type(a.value) is str and type(k) is str}
+            for a in held.values():
+                if a.text != repr(a.value):  # (`{"kind": KIND}`: KIND watched)
+                    watch(a.text)
+            return {k: a.value for k, a in held.items()}
         if let.prim == "identity" and len(let.args) == 1:
             atom = let.args[0]
             continue

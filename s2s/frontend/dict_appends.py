@@ -20,6 +20,8 @@ from typing import Any
 
 import libcst as cst
 
+from .record_spelling import SPELLED
+
 _READERS = frozenset(("len", "sum", "max", "min", "list", "tuple", "sorted"))
 _WALKERS = frozenset(("zip", "enumerate", "reversed"))  # (only in a loop's header)
 _MODULES = frozenset(("np", "numpy", "jnp", "math"))
@@ -62,6 +64,14 @@ def refuse_dict_item_append(n: Any, call: Any) -> None:
                             f'give `{name}` the key where it is built: {{"{key}": []}}')
     shared = _sharing(n.p.node, name, key)
     where = f" (line {n.loc(shared).line})" if shared in n.p.positions else ""
+    spelled = getattr(n.fn, SPELLED, None)
+    if spelled is not None and spelled[1] == name and key.isidentifier():
+        field = f"{name}.{key}"  # (a method's `self`: the dict of the object's fields)
+        raise n.unsupported(
+            call, f"`{field}.append(...)` changes in place a list another field or name "
+            "holds too: Python's other references to it would see the append",
+            f"keep the list in one field and read it there (`{field}[i]`): bind no other "
+            "field or name to it")
     raise n.unsupported(
         call, f"`{name}[{key!r}].append(...)` changes in place a list that is not only "
         f"this dict's item{where}: Python's other references to it would see the append",

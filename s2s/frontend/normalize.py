@@ -577,7 +577,7 @@ class Normalizer:
         recursive = unwrap_forwarding(obj) in self.stack
         args, kwargs = self.calls.call_args(node) if passed is None else passed
         callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive else _normalize_callee(
-            ints_bound(unwrap_forwarding(obj), args, kwargs, self.lets), self.stack))
+            ints_bound(unwrap_forwarding(obj), args, kwargs, self), self.stack))
         sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
         try:
             bound = sig.bind(*args, **kwargs)

@@ -79,6 +79,11 @@ def _made(n: Any, atom: Any) -> Any:
     return made if isinstance(cls, type) else None
 
 
+def _named_tuple(made: Any) -> bool:
+    """A NamedTuple's record: its fields in order (``Built.positional``)."""
+    return bool(getattr(made, "positional", False)) and issubclass(made.cls, tuple)
+
+
 def _defines(cls: type, method: str) -> bool:
     return isinstance(inspect.getattr_static(cls, method, None), types.FunctionType)
 
@@ -127,6 +132,18 @@ def subscript(n: Any, node: cst.Subscript, base: Any, target: str | None) -> Any
         return None  # (`TABLE[0.5]`: Python's value, read again when `TABLE` changes)
     cls = made.cls
     one = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+    if _named_tuple(made) and not _defines(cls, "__getitem__"):
+        index = n.exprs.expr(node.slice[0].slice.value) if one else None
+        if isinstance(index, Const) and type(index.value) is int and (
+                -len(made.keys) <= index.value < len(made.keys)):
+            return None  # (`self[1]` of a NamedTuple: its field, as `o[1]` of one built here)
+        raise n.unsupported(
+            node, f"indexing a `{cls.__name__}` (a NamedTuple of {len(made.keys)} fields) "
+            + ("out of its range: Python's IndexError, tuple index out of range"
+               if isinstance(index, Const) and type(index.value) is int else
+               "with a slice or a key not known when s2s transforms: s2s reads its fields "
+               "by constant index"), "index it with a constant in range, or read its "
+            "fields by name (`obj.w`)")
     if not one or not _defines(cls, "__getitem__"):
         raise n.unsupported(
             node, f"indexing a `{cls.__name__}` object (an object of your class) "
@@ -145,6 +162,9 @@ def length(n: Any, node: Any, atoms: list, target: str | None) -> Any:
     made = _made(n, atoms[0]) if len(atoms) == 1 else None
     if made is None or isinstance(made, _Module):
         return None  # (`len(TABLE)`: Python's number, read again when `TABLE` changes)
+    if _named_tuple(made) and not _defines(made.cls, "__len__"):
+        const = Const(len(made.keys), str(len(made.keys)))  # (a NamedTuple's fields)
+        return const if target is None else n.emit(target, "identity", (const,), {}, node)
     if not _defines(made.cls, "__len__"):
         raise n.unsupported(
             node, f"`len` of a `{made.cls.__name__}` object (an object of your class) "

@@ -398,7 +398,19 @@ def _string(n: Any, value: Any) -> str | None:
     let = n.lets.get(getattr(value, "name", None) or "")
     if isinstance(let, Let) and let.prim == "identity" and isinstance(let.args[0], Const):
         value = let.args[0]
-    return value.value if isinstance(value, Const) and type(value.value) is str else None
+    if not (isinstance(value, Const) and type(value.value) is str):
+        return None
+    return _watched(n, value).value
+
+
+def _watched(n: Any, const: Const) -> Const:
+    """``const``, where it is a module or closure name's value (``NAME``,
+    ``CFG["name"]``, ``cfg.name``, ``config.NAME``) the callee's copy is made for,
+    with that name watched by value: the next call generates again when it holds
+    another string or int (the copy reads ``params["w"]``, not the name)."""
+    if const.text != repr(const.value):
+        n.comps.static.watch_path(const.text)
+    return const
 
 
 def _int(n: Any, value: Any) -> int | None:
@@ -409,7 +421,9 @@ def _int(n: Any, value: Any) -> int | None:
     let = n.lets.get(getattr(value, "name", None) or "")
     if isinstance(let, Let) and let.prim == "identity" and isinstance(let.args[0], Const):
         value = let.args[0]
-    return value.value if isinstance(value, Const) and type(value.value) is int else None
+    if not (isinstance(value, Const) and type(value.value) is int):
+        return None
+    return _watched(n, value).value
 
 
 def _dict_keys(n: Any, value: Any) -> tuple[str, ...] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import re
 import types
 from typing import Any
 
@@ -118,6 +119,46 @@ def undo_watches(n: Any, before: dict[str, FreeVar]) -> None:
                 old = FreeVar(var.name, var.cell, var.scope)
                 old.also = var.also
             free[name] = old
+
+
+class PathVar(StaticVar):
+    """A module's attribute whose value decided the code (``config.KEY`` passed to a
+    callee whose copy is made for its string): watched by value, as a StaticVar,
+    since the module is one object whatever its attributes hold."""
+
+    def __init__(self, root: FreeVar, path: tuple[str, ...]) -> None:
+        super().__init__(".".join((root.name, *path)), root.cell, root.scope)
+        self.root, self.path = root, path
+
+    def read(self) -> Any:
+        value = self.root.read()
+        try:
+            for attr in self.path:
+                value = getattr(value, attr)
+        except AttributeError as err:  # (fingerprint: None, so generated again)
+            raise KeyError(self.name) from err
+        return value
+
+    def same_binding(self, other: FreeVar) -> bool:
+        return isinstance(other, PathVar) and other.path == self.path and (
+            self.root.same_binding(other.root))
+
+    def joined(self, other: FreeVar) -> FreeVar:
+        """Both places' attributes watched (a callee's ``config.KEY`` of a module of
+        its own: the root names' own check says where they differ)."""
+        var = PathVar(self.root, self.path)
+        var.also = self.also + tuple(o for o in other.bindings() if not any(
+            b.same_binding(o) for b in self.bindings()))
+        return var
+
+    def agrees(self) -> bool:
+        return True
+
+    def fingerprint(self) -> Any:
+        try:
+            return ("path", tuple(static_key(b.read()) for b in self.bindings()))
+        except (KeyError, ValueError):
+            return None
 
 
 class FieldsVar(FreeVar):
@@ -407,6 +448,21 @@ class StaticReader:
         new.also = var.also
         self.n.resolver.free[name] = new
 
+    def watch_path(self, text: str) -> None:
+        """The code now depends on the value ``text`` spells (``NAME``, ``CFG["k"]``,
+        ``cfg.k``, ``config.KEY``): its root name watched by value, and a module's
+        attribute path by its own value (``PathVar``)."""
+        root = re.match(r"\w*", text).group()
+        if not root:
+            return
+        self.watch(root)
+        var = self.n.resolver.free.get(root)
+        path = re.fullmatch(r"\w+((?:\.\w+)+)", text)
+        if path is not None and var is not None and not var.also and isinstance(
+                _read_or_none(var), types.ModuleType):
+            self.n.resolver.depends_on(PathVar(var, tuple(path.group(1)[1:].split("."))),
+                                       None)
+
     def builtin(self, func: Any) -> Any:
         if isinstance(func, cst.Name) and func.value not in self.n.local_names:
             try:
@@ -463,3 +519,9 @@ def paren(node: Any) -> Any:
         return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return node
 
+
+def _read_or_none(var: FreeVar) -> Any:
+    try:
+        return var.read()
+    except (KeyError, ValueError):
+        return None

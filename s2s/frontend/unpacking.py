@@ -26,6 +26,7 @@ from ..errors import NotIterableError, UnpackError
 from ..ir.nodes import Atom, Const, Var
 from ..primitives import PRIMITIVES
 from .desugar import lower_in_place
+from .objects import record_of_atom
 from .source import emitted
 
 
@@ -71,6 +72,12 @@ def checked_at_run_time(n: Any, target: Any, tree: Atom) -> Atom:
     right by construction, and a kept `raise` in a loop would keep the loop Python on
     the JAX backend."""
     if emitted(n.fn):
+        return tree
+    made = record_of_atom(n, tree)
+    if made is not None and made.positional and issubclass(made.cls, tuple):
+        # (`w, b = self` of a NamedTuple: its fields, as many as its class says)
+        if len(made.keys) != len(target.elements):
+            raise UnpackError.of(len(target.elements), len(made.keys), n.loc(target))
         return tree
     v = n.comps.loop_name("unpacked")
     n._bind(v, tree.name)

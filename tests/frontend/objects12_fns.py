@@ -17,6 +17,43 @@ def name_key(params, x, name="w"):
     return np.sum(params[name] * x) + np.sum(np.sin(params[name]) * x**2)
 
 
+# a module's string and int passed to a callee whose copy is made per string or int
+# (rebound between calls by tests/frontend/test_objects12.py)
+KEY = "w"
+INDEX = 1
+
+
+def global_key(params, x):
+    return name_key(params, x, KEY)
+
+
+def global_index(params, x):
+    return int_key(params, x, INDEX)
+
+
+KIND = "tanh"
+COUNT = 2
+
+
+def by_kind(x, spec):
+    if spec["kind"] == "tanh":
+        return np.sum(np.tanh(x))
+    return np.sum(np.sin(x) * x)
+
+
+def held_kind(x):
+    return by_kind(x, {"kind": KIND})
+
+
+def built_layers(x, n):
+    d = {f"w{i}": x * (i + 1) for i in range(n)}
+    return np.sum(x) + sum(np.sum(np.sin(d[f"w{i}"])) for i in range(n))
+
+
+def global_count(x):
+    return built_layers(x, COUNT)
+
+
 def annotated_key(params, x, name: str):
     return np.sum(np.tanh(params[name] * x))
 

@@ -14,6 +14,8 @@ under ``-m slow``."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import constructor_fns as F
 import numpy as np
 import pytest
@@ -65,6 +67,45 @@ def test_default_tier() -> None:
 def test_grad_jvp_vjp_against_jax(name, dtype) -> None:
     for x in (X, -X) if name in CHOSEN else (X,):  # (each path of the `if`)
         C.grads(F, J, name, x, (), dtype)
+
+
+class _Pair(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def three(self):
+        a, b, c = self
+        return np.sum(a * b * c)
+
+    def beyond(self):
+        return np.sum(self[2])
+
+
+def _three(x):
+    p = _Pair(x, np.sin(x))
+    return p.three()
+
+
+def _beyond(x):
+    p = _Pair(x, np.sin(x))
+    return p.beyond()
+
+
+def test_named_tuple_unpacked_and_indexed_in_its_method() -> None:
+    """``w, b = self`` and ``self[1]`` in a NamedTuple's method read its fields (refused
+    before: "`len` ... calls its `__len__`"), at calls 1 and 3 with other values; three
+    names, or an index past its fields, refused at the user's line as Python's
+    ValueError and IndexError."""
+    g = s2s.grad(F.named_tuple_methods)
+    for x in (X, 0.5 - X):
+        np.testing.assert_allclose(g(x), _central(F.named_tuple_methods, x), rtol=1e-6,
+                                   atol=1e-8)
+    with pytest.raises(s2s.TransformError, match="expected 3, got 2") as info:
+        s2s.grad(_three)(X)
+    assert "a, b, c = self" in str(info.value)
+    with pytest.raises(s2s.TransformError, match="out of its range") as info:
+        s2s.grad(_beyond)(X)
+    assert "self[2]" in str(info.value)
 
 
 @pytest.mark.slow

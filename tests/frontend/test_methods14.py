@@ -82,8 +82,8 @@ def test_methods_against_differences(name) -> None:
      "self.w += value"),
     (F.number_field_set_to_array, "as a Python number, and this value may be an array",
      "p.steps = x"),
-    (F.init_append_aliased, "evaluated only for its side effect",
-     "self.terms.append(x)"),
+    (F.init_append_aliased, "another field or name holds too",  # (was: "evaluated
+     "self.terms.append(x)"),  # only for its side effect", the message of before)
     (F.passed_object_bumped, "evaluated only for its side effect", "p.bump(x)"),
     (F.held_object_bumped, "holds it too", "p.bump(x)"),
 ])

@@ -54,6 +54,65 @@ def test_string_argument_key_against_central_differences():
             assert not np.shares_memory(g[key], params[key])
 
 
+def _module_attribute_key(params, x):
+    return F.name_key(params, x, F.KEY)
+
+
+FREE_KEYS = (_module_attribute_key, F.global_key, F.global_index)
+
+
+def _free_keys(calls, dtype, check, fns=FREE_KEYS):
+    """``check(k, got, params, x, name)`` on calls ``calls`` of a jvp of a lambda closing
+    over ``name`` and grads of ``fns`` (of a module attribute's string, a module's
+    string, a module's int, each passed to a callee keyed by it: ``F.KEY``,
+    ``F.INDEX`` set per call, restored after)."""
+    saved = (F.KEY, F.INDEX)
+    grads = [s2s.grad(f, argnums=1) for f in fns]
+    try:
+        for k in calls:
+            x, params = _call(k, dtype)
+            name = F.KEY = NAMES[k]
+            F.INDEX = k % 3
+            jvp = s2s.jvp(lambda t: F.name_key(params, t, name), (x,), (np.cos(x),))  # noqa: B023
+            check(k, (jvp, *(g(params, x) for g in grads)), params, x, name)
+    finally:
+        F.KEY, F.INDEX = saved
+
+
+def test_free_string_passed_to_a_callee_read_at_each_call():
+    """A closure's string passed to a callee keyed by it (``name_key(params, t,
+    name)`` in a lambda made again per call): the code is made again when the string
+    changes (before, a later call read the key of an earlier one: jvp 5.66 where JAX
+    gives 0.33); calls 1, 3 and 10 in float32 against float64 central differences of
+    the function run as written (a module attribute's and a module's string and int:
+    the slow tier, against JAX)."""
+
+    def check(k, got, params, x, name):
+        ((value, tangent),) = got
+        assert tangent.dtype == np.float32
+        p64 = {key: a.astype(np.float64) for key, a in params.items()}
+        x64 = x.astype(np.float64)
+        want = central_grad(lambda t: F.name_key(p64, t, name), x64)
+        np.testing.assert_allclose(value, F.name_key(p64, x64, name), rtol=1e-5)
+        np.testing.assert_allclose(tangent, want @ np.cos(x64), rtol=1e-4, atol=1e-5)
+
+    _free_keys(COMPARED, np.float32, check, ())
+
+
+def test_module_string_in_a_dict_literal_passed_to_a_callee():
+    """``by_kind(x, {"kind": KIND})`` (the callee's copy made for the dict's string):
+    made again when ``KIND`` changes (before, the first call's branch ran on: a wrong
+    gradient), against central differences."""
+    g, saved = s2s.grad(F.held_kind), F.KIND
+    try:
+        for kind in ("tanh", "other", "tanh"):
+            F.KIND = kind
+            np.testing.assert_allclose(g(X), central_grad(F.held_kind, X), rtol=1e-6,
+                                       atol=1e-8)
+    finally:
+        F.KIND = saved
+
+
 def test_loop_over_range_of_an_int_argument_against_central_differences():
     """``for i in range(n): params[f"W{i}"]``: unrolled per call's ``n`` (2, then 0:
     never the code of an earlier count)."""
@@ -320,3 +379,43 @@ def test_classmethod_constructors_against_jax(name, dtype):
     xs = np.stack([x, x * dtype(0.5), -x])
     close(s2s.vmap(s2s.grad(ours))(xs), jax.vmap(jax.grad(theirs))(xs), dtype)
     close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
+
+
+@pytest.mark.slow
+@needs_jax
+@DTYPES
+def test_free_keys_against_jax(dtype):
+    """A closure's string (jvp and vjp of a lambda made again per call), a module
+    attribute's and a module's string and a module's int passed to a callee keyed by
+    them, a module's string in a dict literal passed to a callee comparing it, a
+    module's int a callee's ``range`` builds keys from, over ten calls whose values
+    change, the 1st, 3rd and 10th against JAX."""
+
+    def check(k, got, params, x, name):
+        jvp, *grads = got
+        one = lambda f: (lambda t: f(params, t, name))  # noqa: E731
+        close(jvp, jax.jvp(one(J.name_key), (x,), (np.cos(x),)), dtype)
+        out, pull = s2s.vjp(one(F.name_key), x)
+        want_out, want_pull = jax.vjp(one(J.name_key), x)
+        close(out, want_out, dtype)
+        close(pull(dtype(1.5)), want_pull(dtype(1.5)), dtype)
+        want = jax.grad(J.name_key, argnums=1)(params, x, name)
+        close(grads[0], want, dtype)
+        close(grads[1], want, dtype)
+        close(grads[2], jax.grad(J.int_key, argnums=1)(params, x, k % 3), dtype)
+
+    _free_keys(range(10), dtype, lambda k, *a: check(k, *a) if k in COMPARED else None)
+    saved = (F.KIND, F.COUNT)
+    made = (s2s.grad(F.held_kind), s2s.grad(F.global_count))
+    try:
+        for k in range(10):
+            F.KIND, F.COUNT = ("tanh", "other")[k % 2], (2, 3, 1, 0)[k % 4]
+            J.KIND, J.COUNT = F.KIND, F.COUNT  # (the twin: a module of its own)
+            x = (X * (1 + 0.1 * k)).astype(dtype)
+            got = [g(x) for g in made]
+            if k in COMPARED:
+                close(got[0], jax.grad(J.held_kind)(x), dtype)
+                close(got[1], jax.grad(J.global_count)(x), dtype)
+    finally:
+        F.KIND, F.COUNT = saved
+        J.KIND, J.COUNT = saved
