@@ -1,7 +1,8 @@
 """A walk over a function's statements that rewrites each simple line and each compound
 statement's header, recursing into every block (``body``, ``orelse``, ``finalbody``,
 ``except`` handlers, ``elif``), for the desugarings of one container kind (defaultdicts,
-deques): a subclass says what a line becomes and what a header needs."""
+deques): a subclass says what a line becomes and what a header needs; and the
+check of every use of the containers they made (``NameUses``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-__all__ = ["BlockWalk"]
+__all__ = ["BlockWalk", "NameUses"]
 
 
 class BlockWalk:
@@ -61,3 +62,54 @@ class BlockWalk:
         new = block.with_changes(body=self.block(list(block.body)))
         self.n.desugar.alias(new, block)
         return new
+
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+class NameUses(cst.CSTVisitor):
+    """Each use of a name of ``made`` (the containers one desugaring made), with the
+    nodes above it; a subclass's ``check(name, parent)`` refuses, located, a use it
+    cannot follow. An attribute's or a keyword's own name (``obj.acc``, ``f(acc=...)``)
+    is another name and is not checked."""
+
+    LOOPS: tuple[type, ...] = (cst.For,)  # (whose iterable may be the container)
+
+    def __init__(self, made: dict[str, Any]) -> None:
+        self.made = made
+        self.parents: list[Any] = []
+
+    def on_visit(self, node: Any) -> bool:
+        if isinstance(node, cst.Name) and node.value in self.made:
+            parent = self.parents[-1] if self.parents else None
+            if not (isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(
+                    parent, cst.Arg) and parent.keyword is node):
+                self.check(node, parent)
+        self.parents.append(node)
+        return True
+
+    def on_leave(self, original_node: Any) -> None:
+        self.parents.pop()
+
+    def check(self, name: cst.Name, parent: Any) -> None:
+        """Refuse this use of ``name`` (under ``parent``) if it is not one to follow."""
+
+    def nested(self) -> bool:
+        """Is the use inside a nested function, lambda or class?"""
+        return any(isinstance(p, _SCOPES) for p in self.parents)
+
+    def in_place(self, name: cst.Name, parent: Any) -> bool:
+        """Is the use a read where it stands: an item read or write, the left side of
+        an assignment, an ``in`` test, a loop's iterable, an argument of a call
+        ``reader(func)`` says only reads it?"""
+        return isinstance(parent, cst.Subscript) and parent.value is name or (
+            isinstance(parent, cst.AssignTarget) and parent.target is name) or (
+            isinstance(parent, cst.ComparisonTarget) and isinstance(
+                parent.operator, (cst.In, cst.NotIn)) and parent.comparator is name) or (
+            isinstance(parent, self.LOOPS) and parent.iter is name) or (
+            isinstance(parent, cst.Arg) and len(self.parents) > 1 and isinstance(
+                self.parents[-2], cst.Call) and self.reader(self.parents[-2].func))
+
+    def reader(self, func: Any) -> bool:
+        """Does a call of ``func`` only read its argument?"""
+        return False

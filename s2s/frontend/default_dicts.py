@@ -32,7 +32,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from .block_walk import BlockWalk
+from .block_walk import BlockWalk, NameUses
 
 __all__ = ["default_dicts"]
 
@@ -40,7 +40,6 @@ _LITERALS = {float: "0.0", int: "0", bool: "False", str: '""', list: "[]", dict:
              tuple: "()"}
 _METHODS = {"items", "keys", "values", "get", "pop", "copy"}
 _READERS = {builtins.len, builtins.list, builtins.sorted, builtins.dict, builtins.tuple}
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _SOME_PATHS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda,
                cst.IfExp, cst.BooleanOperation)
 _WHY = ("s2s holds a `collections.defaultdict` built in the function as a dict, filling "
@@ -145,48 +144,25 @@ def _factory(n: Any, call: cst.Call) -> Any:
 def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
     """Refuse, located, a name of ``made`` used otherwise than the module's note says."""
 
-    class Uses(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.parents: list[Any] = []
-            self.depth = 0
-
-        def on_visit(self, node: Any) -> bool:
-            if isinstance(node, cst.Name) and node.value in made:
-                self.check(node)
-            self.parents.append(node)
-            return True
-
-        def on_leave(self, node: Any) -> None:
-            self.parents.pop()
-
-        def check(self, name: cst.Name) -> None:
-            parent = self.parents[-1] if self.parents else None
-            if isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(
-                    parent, cst.Arg) and parent.keyword is name:
-                return  # (`obj.acc`, `f(acc=...)`: another name)
-            scope = next((p for p in self.parents if isinstance(p, _SCOPES)), None)
-            if scope is not None:
+    class Uses(NameUses):
+        def check(self, name: cst.Name, parent: Any) -> None:
+            if self.nested():
                 raise n.unsupported(name, f"`{name.value}` (a `collections.defaultdict`) "
                                     "read in a nested function or lambda: " + _WHY,
                                     "read its items in the function itself")
-            ok = isinstance(parent, cst.Subscript) and parent.value is name or (
-                isinstance(parent, cst.Attribute) and parent.value is name and (
-                    parent.attr.value in _METHODS)) or (
-                isinstance(parent, cst.AssignTarget) and parent.target is name) or (
-                isinstance(parent, cst.ComparisonTarget) and isinstance(
-                    parent.operator, (cst.In, cst.NotIn)) and parent.comparator is name) or (
-                isinstance(parent, cst.For) and parent.iter is name) or (
-                isinstance(parent, cst.Arg) and len(self.parents) > 1 and isinstance(
-                    self.parents[-2], cst.Call) and _builtin(
-                    n, self.parents[-2].func) in _READERS)
+            ok = isinstance(parent, cst.Attribute) and parent.value is name and (
+                parent.attr.value in _METHODS) or self.in_place(name, parent)
             if not ok:
                 raise n.unsupported(name, f"`{name.value}` (a `collections.defaultdict`) "
                                     "used as a value here: " + _WHY + "; another holder "
                                     "of the dict would not fill them", "read its items "
                                     f"here, or pass `dict({name.value})`")
 
+        def reader(self, func: Any) -> bool:
+            return _builtin(n, func) in _READERS
+
     for node in nodes:
-        node.visit(Uses())
+        node.visit(Uses(made))
 
 
 class _Rewrite(BlockWalk):

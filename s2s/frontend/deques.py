@@ -29,7 +29,7 @@ from typing import Any
 
 import libcst as cst
 
-from .block_walk import BlockWalk
+from .block_walk import BlockWalk, NameUses
 from .default_dicts import _builtin
 
 __all__ = ["deques"]
@@ -37,7 +37,6 @@ __all__ = ["deques"]
 _SAME = {"append", "appendleft", "pop", "popleft", "extend", "clear"}
 _READERS = {builtins.len, builtins.list, builtins.sorted, builtins.tuple, builtins.sum,
             builtins.min, builtins.max, builtins.enumerate, builtins.zip, builtins.reversed}
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _WHY = "s2s holds a `collections.deque` built in the function as a list"
 
 
@@ -123,25 +122,11 @@ def _parts(n: Any, call: cst.Call) -> tuple[Any, Any]:
 def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
     """Refuse, located, a name of ``made`` used otherwise than the module's note says."""
 
-    class Uses(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.parents: list[Any] = []
+    class Uses(NameUses):
+        LOOPS = (cst.For, cst.CompFor)
 
-        def on_visit(self, node: Any) -> bool:
-            if isinstance(node, cst.Name) and node.value in made:
-                self.check(node)
-            self.parents.append(node)
-            return True
-
-        def on_leave(self, node: Any) -> None:
-            self.parents.pop()
-
-        def check(self, name: cst.Name) -> None:
-            parent = self.parents[-1] if self.parents else None
-            if isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(
-                    parent, cst.Arg) and parent.keyword is name:
-                return  # (`obj.buf`, `f(buf=...)`: another name)
-            if any(isinstance(p, _SCOPES) for p in self.parents):
+        def check(self, name: cst.Name, parent: Any) -> None:
+            if self.nested():
                 raise n.unsupported(name, f"`{name.value}` (a `collections.deque`) read in "
                                     "a nested function or lambda: " + _WHY, "read it in "
                                     "the function itself")
@@ -153,21 +138,17 @@ def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
                                     "`collections.deque`: " + _WHY + ", which does not "
                                     "have it", "use `append`, `appendleft`, `pop`, "
                                     "`popleft`, `extend`, `clear`, indexing and `len`")
-            ok = isinstance(parent, cst.Subscript) and parent.value is name or (
-                isinstance(parent, cst.AssignTarget) and parent.target is name) or (
-                isinstance(parent, cst.ComparisonTarget) and isinstance(
-                    parent.operator, (cst.In, cst.NotIn)) and parent.comparator is name) or (
-                isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is name) or (
-                isinstance(parent, cst.Arg) and len(self.parents) > 1 and isinstance(
-                    self.parents[-2], cst.Call) and _reader(n, self.parents[-2].func))
-            if not ok:
+            if not self.in_place(name, parent):
                 raise n.unsupported(name, f"`{name.value}` (a `collections.deque`) used "
                                     "as a value here: " + _WHY + ", and another holder "
                                     "would get a list", f"pass `list({name.value})`, or "
                                     "read its items here")
 
+        def reader(self, func: Any) -> bool:
+            return _reader(n, func)
+
     for node in nodes:
-        node.visit(Uses())
+        node.visit(Uses(made))
 
 
 def _reader(n: Any, func: Any) -> bool:
