@@ -31,8 +31,8 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import TransformError
 from .block_walk import BlockWalk, NameUses
+from .desugar import module_object
 
 __all__ = ["default_dicts"]
 
@@ -56,18 +56,6 @@ def default_dicts(n: Any, nodes: list[Any]) -> list[Any]:
     return _Rewrite(n, made).block(nodes)
 
 
-def _builtin(n: Any, func: Any) -> Any:
-    root = func
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    if not isinstance(root, cst.Name) or root.value in n.local_names:
-        return None
-    try:
-        return n.resolver.resolve_dotted(func)[0]
-    except TransformError:
-        return None
-
-
 def _made(n: Any, nodes: list[Any]) -> dict[str, Any]:
     """Name -> the factory's value (an expression) for each name bound to a
     ``collections.defaultdict(...)`` call (the name bound to nothing else)."""
@@ -83,7 +71,7 @@ def _made(n: Any, nodes: list[Any]) -> dict[str, Any]:
             return False
 
         def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, (cst.Name, cst.Attribute)) and _builtin(
+            if isinstance(node.func, (cst.Name, cst.Attribute)) and module_object(
                     n, node.func) is collections.defaultdict:
                 if id(node) not in bound:
                     calls.setdefault(id(node), [node])
@@ -92,7 +80,7 @@ def _made(n: Any, nodes: list[Any]) -> dict[str, Any]:
             value = node.value
             for t in node.targets:
                 if isinstance(t.target, cst.Name) and isinstance(value, cst.Call) and (
-                        _builtin(n, value.func) is collections.defaultdict) and len(
+                        module_object(n, value.func) is collections.defaultdict) and len(
                         node.targets) == 1:
                     calls.setdefault(t.target.value, []).append(value)
                     bound.add(id(value))
@@ -130,7 +118,7 @@ def _factory(n: Any, call: cst.Call) -> Any:
             f.params.star_arg, cst.Param) and not f.params.kwonly_params and (
             f.params.star_kwarg is None):
         return f.body
-    value = _builtin(n, f) if isinstance(f, (cst.Name, cst.Attribute)) else None
+    value = module_object(n, f) if isinstance(f, (cst.Name, cst.Attribute)) else None
     if type(value) is type and value in _LITERALS:
         return cst.parse_expression(_LITERALS[value])
     if isinstance(f, (cst.Name, cst.Attribute)) and callable(value) and not isinstance(
@@ -159,7 +147,7 @@ def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
                                     f"here, or pass `dict({name.value})`")
 
         def reader(self, func: Any) -> bool:
-            return _builtin(n, func) in _READERS
+            return module_object(n, func) in _READERS
 
     for node in nodes:
         node.visit(Uses(made))

@@ -30,7 +30,7 @@ from typing import Any
 import libcst as cst
 
 from .block_walk import BlockWalk, NameUses
-from .default_dicts import _builtin
+from .desugar import module_object
 
 __all__ = ["deques"]
 
@@ -52,7 +52,7 @@ def deques(n: Any, nodes: list[Any]) -> list[Any]:
 
 def _is_deque(n: Any, node: Any) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) \
-        and _builtin(n, node.func) is collections.deque
+        and module_object(n, node.func) is collections.deque
 
 
 def _made(n: Any, nodes: list[Any]) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def _check_uses(n: Any, nodes: list[Any], made: dict[str, Any]) -> None:
 def _reader(n: Any, func: Any) -> bool:
     """Does ``func`` read its argument and keep no reference to it (a builtin of
     ``_READERS``, a NumPy function)?"""
-    found = _builtin(n, func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+    found = module_object(n, func) if isinstance(func, (cst.Name, cst.Attribute)) else None
     return found in _READERS or getattr(found, "__module__", "") in ("numpy",) or (
         type(found).__name__ == "ufunc")
 

@@ -310,3 +310,17 @@ def lower_in_place(n: Any, statements: list[Any], node: Any = None) -> None:
     lowered = n.stmts.block(statements)
     n.out = outer
     outer += lowered
+
+
+def module_object(n: Any, func: Any) -> Any:
+    """The object a module-level (dotted) name denotes (``zip``, ``collections.deque``,
+    ``itertools.islice``), or None: a local name, or one s2s does not resolve."""
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or root.value in n.local_names:
+        return None
+    try:
+        return n.resolver.resolve_dotted(func)[0]
+    except TransformError:
+        return None

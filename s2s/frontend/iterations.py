@@ -49,6 +49,7 @@ from ..errors import TransformError
 from .closure_cells import closure_states
 from .default_dicts import default_dicts
 from .deques import deques
+from .desugar import module_object
 from .dict_appends import split_dict_lists
 from .dicts import assigned_names
 from .kept_zips import kept_zips
@@ -153,15 +154,7 @@ class Iterations:
     def builtin(self, func: Any) -> Any:
         """The object a called module-level name denotes (``zip``, ``itertools.product``),
         or None (a local, or a name s2s does not resolve)."""
-        root = func
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not isinstance(root, cst.Name) or root.value in self.n.local_names:
-            return None
-        try:
-            return self.n.resolver.resolve_dotted(func)[0]
-        except TransformError:
-            return None
+        return module_object(self.n, func)
 
     def pure(self, node: Any) -> bool:
         """Is ``node`` cheap to read again with the same value (names, literals,

@@ -32,8 +32,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import TransformError
-from .desugar import lower_in_place
+from .desugar import lower_in_place, module_object
 from .source import literal_value
 
 _EAGER = {builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple,
@@ -247,7 +246,7 @@ class _Window(cst.CSTTransformer):
 def _eager_reader(n: Any, func: Any) -> bool:
     """Does a call of ``func`` read a list argument when made and keep no reference to
     it (``sum``, ``min``, ``max``, ``list``, ``tuple``, ``sorted``, a NumPy function)?"""
-    found = _resolved(n, func)
+    found = module_object(n, func)
     return found in _EAGER or type(found).__name__ == "ufunc" or (
         callable(found) and (getattr(found, "__module__", None) or "").split(".")[0] == (
             "numpy"))
@@ -265,7 +264,7 @@ def as_zip(n: Any, call: Any) -> Any:
         return call
     func, xs = call.func, call.args[0].value
     last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-    if last == "pairwise" and _resolved(n, func) is itertools.pairwise:
+    if last == "pairwise" and module_object(n, func) is itertools.pairwise:
         if not isinstance(xs, (cst.Name, cst.Attribute, cst.Subscript)):
             raise n.unsupported(call, "`itertools.pairwise` of an expression: s2s reads "
                                 "it as `zip(xs, xs[1:])`, which would compute it (or run "
@@ -273,8 +272,8 @@ def as_zip(n: Any, call: Any) -> Any:
                                 "`itertools.pairwise(xs)`)")
         made: Any = cst.Call(cst.Name("zip"), [cst.Arg(xs), cst.Arg(cst.Subscript(
             xs, [cst.SubscriptElement(cst.Slice(cst.Integer("1"), None))]))])
-    elif last == "list" and _resolved(n, func) is builtins.list and isinstance(
-            xs, cst.Call) and (_resolved(n, xs.func) is builtins.zip or getattr(
+    elif last == "list" and module_object(n, func) is builtins.list and isinstance(
+            xs, cst.Call) and (module_object(n, xs.func) is builtins.zip or getattr(
             xs.func, "attr", xs.func).value == "pairwise"):
         inner = as_zip(n, xs)
         if not inner.args or any(a.star or a.keyword for a in inner.args):
@@ -288,18 +287,6 @@ def as_zip(n: Any, call: Any) -> Any:
     return made
 
 
-def _resolved(n: Any, func: Any) -> Any:
-    root = func
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    if not isinstance(root, cst.Name) or root.value in n.local_names:
-        return None
-    try:
-        return n.resolver.resolve_dotted(func)[0]
-    except TransformError:
-        return None
-
-
 def as_islice(n: Any, call: Any) -> Any:
     """``itertools.islice(it, stop)`` (``islice(it, start, stop[, step])``), its
     bounds non-negative int constants or None: the slice of ``it``'s items Python's
@@ -307,7 +294,7 @@ def as_islice(n: Any, call: Any) -> Any:
     of a generator (s2s runs it as the list of its items, all of them: a generator
     that never ends stays refused), ``xs[start:stop:step]`` of a sequence; None for
     any other call."""
-    if not isinstance(call, cst.Call) or _resolved(n, call.func) is not itertools.islice:
+    if not isinstance(call, cst.Call) or module_object(n, call.func) is not itertools.islice:
         return None
     if not 2 <= len(call.args) <= 4 or any(a.star or a.keyword for a in call.args):
         raise n.unsupported(call, "`itertools.islice` with these arguments",
